@@ -1,0 +1,236 @@
+"""Configuration: one model, three sources, each value's origin known.
+
+Precedence, lowest to highest: built-in defaults, ``$MEMDIR_HOME/memdir.toml``,
+environment variables ``MEMDIR_<SECTION>__<KEY>`` and command-line overrides
+(``--set section.key=value``). The sources are read with pydantic-settings;
+merging is done here so that ``memdir config show`` can say where every value
+came from. Only ``memory.py`` and the interfaces read configuration; every other
+layer receives plain values.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic_settings import BaseSettings, EnvSettingsSource, SettingsConfigDict
+
+from memdir.errors import ConfigError
+
+CONFIG_FILE = "memdir.toml"
+HOME_ENV = "MEMDIR_HOME"
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+
+class EmbeddingsSettings(_Section):
+    provider: str = "local"
+    model: str | None = None
+    base_url: str | None = None
+    api_key_env: str = "OPENAI_API_KEY"
+    batch_size: int = Field(32, ge=1, le=1024)
+    timeout_s: float = Field(30.0, gt=0)
+
+
+class IndexSettings(_Section):
+    tokenizer: Literal["porter", "trigram"] = "porter"
+    chunk_tokens: int = Field(400, ge=32, le=8192)
+    overlap_tokens: int = Field(80, ge=0, le=4096)
+    max_file_bytes: int = Field(5_000_000, ge=1024)
+    watch_debounce_ms: int = Field(500, ge=0)
+
+
+class SearchSettings(_Section):
+    max_results: int = Field(6, ge=1, le=100)
+    min_score: float = Field(0.0, ge=0.0)
+    fusion: Literal["rrf", "weighted"] = "rrf"
+    vector_weight: float = Field(0.7, ge=0.0, le=1.0)
+    text_weight: float = Field(0.3, ge=0.0, le=1.0)
+    recency_half_life_days: float = Field(30.0, gt=0)
+    mmr: bool = False
+    mmr_lambda: float = Field(0.7, ge=0.0, le=1.0)
+    cross_agent: bool = False
+
+
+class PromptSettings(_Section):
+    per_file_chars: int = Field(20_000, ge=64)
+    total_chars: int = Field(150_000, ge=64)
+    timezone: str | None = None
+    facts_budget_chars: int = Field(2_000, ge=0)
+    learnings_budget_chars: int = Field(4_000, ge=0)
+
+
+class LlmSettings(_Section):
+    provider: str = "none"
+    model: str | None = None
+    base_url: str | None = None
+    api_key_env: str | None = None
+    timeout_s: float = Field(60.0, gt=0)
+    max_retries: int = Field(2, ge=0, le=10)
+    context_window: int = Field(128_000, ge=1024)
+
+
+class ContextSettings(_Section):
+    flush_ratio: float = Field(0.60, gt=0, lt=1)
+    compact_trigger_ratio: float = Field(0.70, gt=0, lt=1)
+    warn_ratio: float = Field(0.80, gt=0, lt=1)
+    prune_ratio: float = Field(0.90, gt=0, le=1)
+    max_input_tokens: int | None = Field(None, ge=1024)
+    preserve_recent_pairs: int = Field(2, ge=0)
+    summary_max_tokens: int = Field(1_000, ge=64)
+
+
+class CurateSettings(_Section):
+    consolidate_cron: str = "0 2 * * *"
+    consolidate_days: int = Field(7, ge=1)
+    extraction_cooldown_s: int = Field(300, ge=0)
+    session_end_messages: int = Field(15, ge=1)
+
+
+class ServerSettings(_Section):
+    host: str = "127.0.0.1"
+    port: int = Field(8765, ge=0, le=65535)
+
+
+class StoreSettings(_Section):
+    backend: Literal["sqlite", "postgres"] = "sqlite"
+    dsn: str | None = None
+
+
+class Settings(_Section):
+    """Every setting memdir reads, grouped by the TOML section it lives in."""
+
+    embeddings: EmbeddingsSettings = EmbeddingsSettings()
+    index: IndexSettings = IndexSettings()
+    search: SearchSettings = SearchSettings()
+    prompt: PromptSettings = PromptSettings()
+    llm: LlmSettings = LlmSettings()
+    context: ContextSettings = ContextSettings()
+    curate: CurateSettings = CurateSettings()
+    server: ServerSettings = ServerSettings()
+    store: StoreSettings = StoreSettings()
+
+
+class _EnvReader(BaseSettings):
+    """Declares the env layout for pydantic-settings: MEMDIR_<SECTION>__<KEY>."""
+
+    model_config = SettingsConfigDict(
+        env_prefix="MEMDIR_", env_nested_delimiter="__", case_sensitive=False, extra="ignore"
+    )
+    embeddings: dict[str, Any] = {}
+    index: dict[str, Any] = {}
+    search: dict[str, Any] = {}
+    prompt: dict[str, Any] = {}
+    llm: dict[str, Any] = {}
+    context: dict[str, Any] = {}
+    curate: dict[str, Any] = {}
+    server: dict[str, Any] = {}
+    store: dict[str, Any] = {}
+
+
+@dataclass(frozen=True)
+class SettingValue:
+    """One leaf of the configuration and the source that set it."""
+
+    key: str  # "section.name"
+    value: object
+    origin: str  # "default", "memdir.toml", "env MEMDIR_X__Y" or "flag"
+
+
+@dataclass(frozen=True)
+class LoadedSettings:
+    settings: Settings
+    home: Path
+    origins: Mapping[str, str]
+
+    def values(self) -> Iterator[SettingValue]:
+        data = self.settings.model_dump()
+        for section, fields in data.items():
+            for name, value in fields.items():
+                key = f"{section}.{name}"
+                yield SettingValue(key, value, self.origins.get(key, "default"))
+
+
+def resolve_home(home: str | os.PathLike[str] | None = None) -> Path:
+    """The memdir home: the argument, else $MEMDIR_HOME, else ~/.memdir."""
+    if home is None:
+        home = os.environ.get(HOME_ENV) or Path.home() / ".memdir"
+    return Path(home).expanduser().resolve()
+
+
+def parse_overrides(pairs: list[str]) -> dict[str, dict[str, str]]:
+    """Turn ``["search.max_results=10"]`` into ``{"search": {"max_results": "10"}}``."""
+    out: dict[str, dict[str, str]] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        section, dot, name = key.strip().partition(".")
+        if not sep or not dot or not section or not name:
+            raise ConfigError(
+                f"invalid override {pair!r}: use SECTION.KEY=VALUE, e.g. search.max_results=10"
+            )
+        out.setdefault(section.lower(), {})[name.lower()] = value
+    return out
+
+
+def _read_toml(path: Path) -> dict[str, Any]:
+    if not path.is_file():
+        return {}
+    try:
+        with path.open("rb") as handle:
+            return tomllib.load(handle)
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"cannot parse {path}: {exc}; fix or delete the file") from exc
+
+
+def _read_env() -> dict[str, Any]:
+    source = EnvSettingsSource(_EnvReader, env_prefix="MEMDIR_", env_nested_delimiter="__")
+    raw = source()
+    return {
+        section: {k.lower(): v for k, v in values.items()}
+        for section, values in raw.items()
+        if isinstance(values, dict) and values
+    }
+
+
+def load_settings(
+    home: str | os.PathLike[str] | None = None,
+    overrides: Mapping[str, Mapping[str, object]] | None = None,
+) -> LoadedSettings:
+    """Read defaults, memdir.toml, environment and overrides into validated settings."""
+    home_path = resolve_home(home)
+    layers: list[tuple[str, Mapping[str, Any]]] = [
+        (CONFIG_FILE, _read_toml(home_path / CONFIG_FILE)),
+        ("env", _read_env()),
+        ("flag", overrides or {}),
+    ]
+    merged: dict[str, dict[str, Any]] = {}
+    origins: dict[str, str] = {}
+    known = Settings.model_fields
+    for origin, layer in layers:
+        for section, fields in layer.items():
+            if section not in known:
+                raise ConfigError(
+                    f"unknown configuration section {section!r} (from {origin}); "
+                    f"known sections: {', '.join(known)}"
+                )
+            if not isinstance(fields, Mapping):
+                raise ConfigError(f"configuration section {section!r} must be a table")
+            for name, value in fields.items():
+                merged.setdefault(section, {})[name] = value
+                label = f"env MEMDIR_{section.upper()}__{name.upper()}" if origin == "env" else origin
+                origins[f"{section}.{name}"] = label
+    try:
+        settings = Settings.model_validate(merged)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        key = ".".join(str(part) for part in first["loc"])
+        where = origins.get(key, "configuration")
+        raise ConfigError(f"invalid setting {key} (from {where}): {first['msg']}") from exc
+    return LoadedSettings(settings=settings, home=home_path, origins=origins)

@@ -1,0 +1,117 @@
+"""Index and search commands: ``index sync|rebuild|status``, ``search`` and ``watch``."""
+
+from __future__ import annotations
+
+import threading
+from typing import Annotated
+
+import typer
+from rich.table import Table
+
+from memdir.interfaces.cli._app import console, make_app, print_json, progress_bar, state
+
+index_app = make_app("Build and inspect the search index (derived from the files).")
+
+
+def register(app: typer.Typer) -> None:
+    app.add_typer(index_app, name="index")
+    app.command("search")(search)
+    app.command("watch")(watch)
+
+
+def _print_report(report: object, as_json: bool) -> None:
+    if as_json:
+        print_json(report)
+        return
+    typer.echo(report.summary() if hasattr(report, "summary") else str(report))
+
+
+@index_app.command("sync")
+def sync(
+    ctx: typer.Context,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+) -> None:
+    """Index new, changed, renamed and deleted files (unchanged text is never re-embedded)."""
+    with state(ctx).open_memory() as memory, progress_bar("indexing") as progress:
+        report = memory.sync(progress=progress)
+    _print_report(report, as_json)
+
+
+@index_app.command("rebuild")
+def rebuild(
+    ctx: typer.Context,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+) -> None:
+    """Delete the derived index and rebuild it from the Markdown files."""
+    with state(ctx).open_memory() as memory, progress_bar("rebuilding") as progress:
+        report = memory.rebuild(progress=progress)
+    _print_report(report, as_json)
+
+
+@index_app.command("status")
+def status(
+    ctx: typer.Context,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+) -> None:
+    """Show what the index holds and which embedder built it."""
+    with state(ctx).open_memory() as memory:
+        stats = memory.index_status()
+    if as_json:
+        print_json(stats)
+        return
+    for key, value in vars(stats).items():
+        typer.echo(f"{key}: {value}")
+
+
+def search(
+    ctx: typer.Context,
+    query: Annotated[str, typer.Argument(help="What to look for, in plain words.")],
+    max_results: Annotated[int | None, typer.Option("--max-results", "-n", help="Hits.")] = None,
+    min_score: Annotated[float | None, typer.Option(help="Drop hits below this score.")] = None,
+    scope: Annotated[str, typer.Option(help="agent, global or all.")] = "agent",
+    explain: Annotated[bool, typer.Option("--explain", help="Show the score breakdown.")] = False,
+    no_sync: Annotated[bool, typer.Option("--no-sync", help="Skip the index sync.")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+) -> None:
+    """Hybrid search over memory files; hits cite path:start-end (the memory_search tool)."""
+    with state(ctx).open_memory() as memory:
+        if not no_sync:
+            memory.sync()
+        results = memory.search(query, max_results=max_results, min_score=min_score, scope=scope)
+    if as_json:
+        print_json({"hits": results.hits, "notice": results.notice})
+        return
+    if not results.hits:
+        typer.echo(results.notice or "no matches")
+    for hit in results.hits:
+        console.print(f"[bold]{hit.citation}[/bold]  score {hit.score:.3f}", highlight=False)
+        if explain:
+            parts = ", ".join(f"{k}={v:.3f}" for k, v in hit.breakdown.items())
+            console.print(f"  [dim]{parts}[/dim]", highlight=False)
+        for line in hit.text.splitlines():
+            console.print(f"  {line}", highlight=False, markup=False)
+
+
+def watch(ctx: typer.Context) -> None:
+    """Re-index Markdown files as they change, until interrupted (Ctrl-C)."""
+    from memdir.index import Watcher
+
+    stop = threading.Event()
+    with state(ctx).open_memory() as memory:
+        memory.sync()
+        roots = [memory.workspace.global_root, memory.workspace.root]
+
+        def on_change(paths: set[object]) -> None:
+            report = memory.sync()
+            typer.echo(f"{len(paths)} change(s): {report.summary()}")
+
+        watcher = Watcher(sorted(set(roots)), on_change,
+                          debounce_ms=memory.settings.index.watch_debounce_ms)  # fmt: skip
+        watcher.start()
+        typer.echo(f"watching {', '.join(str(r) for r in set(roots))}; Ctrl-C to stop")
+        try:
+            stop.wait()
+        except KeyboardInterrupt:
+            pass
+        finally:
+            watcher.stop()

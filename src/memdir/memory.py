@@ -1,0 +1,298 @@
+"""The ``Memory`` facade: the one object every interface calls.
+
+This is the composition root. It reads configuration, builds the workspace,
+the store, the embedder and the chat model, and wires the layers together.
+Nothing below it reads configuration; everything below receives values.
+Test doubles (``HashEmbedder``, a scripted chat model) are passed in here.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import platform
+import threading
+from collections.abc import Callable, Mapping
+from datetime import datetime
+from pathlib import Path
+from types import TracebackType
+from typing import Any, Literal
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from memdir import __version__
+from memdir.config import LoadedSettings, Settings, load_settings
+from memdir.embeddings import create_embedder
+from memdir.embeddings.base import Embedder
+from memdir.errors import ConfigError, InvalidInputError
+from memdir.index import ChunkingOptions, SourceFile, SyncOptions, SyncReport, sync_files
+from memdir.prompt import ContextReport, PromptInputs, build_context_report, build_system_prompt
+from memdir.search import SearchOptions, SearchResults, search
+from memdir.store import SqliteStore
+from memdir.store.base import IndexStats
+from memdir.workspace import (
+    BOOTSTRAP_ORDER,
+    DailyEntry,
+    Workspace,
+    discover_memory_files,
+)
+
+log = logging.getLogger(__name__)
+
+Scope = Literal["agent", "global", "all"]
+ProgressCallback = Callable[[int, int, str], None]
+_UNSET: Any = object()
+
+TOOL_NAMES = (
+    "memory_search",
+    "memory_get",
+    "memory_save",
+    "memory_recall",
+    "memory_forget",
+    "memory_list_files",
+    "memory_read_file",
+    "memory_write_file",
+    "memory_edit_file",
+)
+BASE_PROMPT = (
+    "You are a personal AI agent with persistent memory kept as Markdown files in your "
+    "workspace. Your memory tools let you search, read and write those files."
+)
+
+
+def source_of(agent_id: str | None) -> str:
+    """The index source key of a workspace: ``global`` or ``agent:<id>``."""
+    return "global" if agent_id is None else f"agent:{agent_id}"
+
+
+class Memory:
+    """Persistent memory of one agent (or of the global workspace when ``agent_id`` is None).
+
+    Open it with :meth:`open`; use it as a context manager or call :meth:`close`.
+    """
+
+    def __init__(
+        self,
+        loaded: LoadedSettings,
+        agent_id: str | None,
+        embedder: Embedder | None,
+    ) -> None:
+        self.settings: Settings = loaded.settings
+        self.loaded = loaded
+        self.home = loaded.home
+        self.workspace = Workspace(self.home, agent_id)
+        self.agent_id = self.workspace.agent_id
+        self.embedder = embedder
+        self._store: SqliteStore | None = None
+        self._lock = threading.RLock()
+
+    # -- opening and closing -------------------------------------------------------
+    @classmethod
+    def open(
+        cls,
+        home: str | os.PathLike[str] | None = None,
+        agent_id: str | None = None,
+        *,
+        overrides: Mapping[str, Mapping[str, object]] | None = None,
+        settings: LoadedSettings | None = None,
+        embedder: Embedder | None = _UNSET,
+    ) -> Memory:
+        """Open the memory under ``home`` (default ``$MEMDIR_HOME`` or ``~/.memdir``).
+
+        ``embedder`` replaces the configured embedding provider (pass ``None`` for
+        keyword-only search, or a ``HashEmbedder`` in tests).
+        """
+        loaded = settings or load_settings(home, overrides)
+        if embedder is _UNSET:
+            embedder = _configured_embedder(loaded.settings)
+        memory = cls(loaded, agent_id, embedder)
+        memory.workspace.seed()
+        return memory
+
+    def close(self) -> None:
+        with self._lock:
+            if self._store is not None:
+                self._store.close()
+                self._store = None
+
+    def __enter__(self) -> Memory:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    @property
+    def index_path(self) -> Path:
+        return self.home / "index" / "memdir.db"
+
+    @property
+    def store(self) -> SqliteStore:
+        with self._lock:
+            if self._store is None:
+                self.index_path.parent.mkdir(parents=True, exist_ok=True)
+                self._store = SqliteStore.open(
+                    self.index_path, tokenizer=self.settings.index.tokenizer
+                )
+            return self._store
+
+    # -- workspace -----------------------------------------------------------------
+    def init(self, name: str | None = None, description: str | None = None) -> list[str]:
+        """Seed the workspace (only missing files); returns the paths created."""
+        return self.workspace.seed(name=name, description=description)
+
+    def get(self, path: str, from_line: int | None = None, lines: int | None = None) -> str:
+        """Text of a workspace file with line numbers (``memory_get``)."""
+        return self.workspace.get(path, from_line=from_line, lines=lines)
+
+    def list_files(self, prefix: str = "") -> list[str]:
+        return self.workspace.list_files(prefix)
+
+    def read_file(self, path: str) -> str:
+        return self.workspace.read_file(path)
+
+    def write_file(self, path: str, content: str) -> None:
+        self.workspace.write_file(path, content)
+
+    def edit_file(self, path: str, old_text: str, new_text: str, replace_all: bool = False) -> int:
+        return self.workspace.edit_file(path, old_text, new_text, replace_all=replace_all)
+
+    def append_daily(self, text: str, date: datetime | None = None) -> DailyEntry:
+        return self.workspace.append_daily(text, date=date.date() if date else None)
+
+    # -- prompt --------------------------------------------------------------------
+    def _prompt_inputs(self, now: datetime | None = None) -> PromptInputs:
+        tz = _timezone(self.settings.prompt.timezone)
+        now = now or datetime.now(tz)
+        files = [(name, self.workspace.load(name).content) for name in BOOTSTRAP_ORDER]
+        daily = [p for p, _ in discover_memory_files(self.workspace.root) if p.startswith("memory/")]
+        return PromptInputs(
+            base_prompt=BASE_PROMPT,
+            files=files,
+            now=now,
+            timezone=str(now.tzinfo),
+            runtime={
+                "agent": self.agent_id or "global",
+                "home": str(self.home),
+                "memdir": __version__,
+                "python": platform.python_version(),
+                "os": f"{platform.system()} {platform.release()}",
+                "embedder": self.embedder.model if self.embedder else "none (keyword-only)",
+            },
+            tools=TOOL_NAMES,
+            daily_note_count=len(daily),
+            memory_dir=str(self.workspace.root / "memory"),
+            per_file_chars=self.settings.prompt.per_file_chars,
+            total_chars=self.settings.prompt.total_chars,
+        )
+
+    def system_prompt(self, now: datetime | None = None) -> str:
+        """The system prompt assembled from the workspace (DESIGN.md "System prompt")."""
+        return build_system_prompt(self._prompt_inputs(now))
+
+    def context_report(self, now: datetime | None = None) -> ContextReport:
+        """Per-file status, raw and injected size of what the system prompt carries."""
+        return build_context_report(self._prompt_inputs(now))
+
+    # -- index and search ----------------------------------------------------------
+    def _source_files(self, all_agents: bool = False) -> tuple[list[SourceFile], list[str]]:
+        roots: list[tuple[str, Path]] = [("global", self.workspace.global_root)]
+        if self.agent_id is not None and not all_agents:
+            roots.append((source_of(self.agent_id), self.workspace.root))
+        if all_agents:
+            roots.extend((source_of(a), self.workspace.agent_root(a)) for a in self.agents())
+        files = [
+            SourceFile(source=src, path=rel, abs_path=path)
+            for src, root in roots
+            for rel, path in discover_memory_files(root)
+        ]
+        return files, [src for src, _ in roots]
+
+    def agents(self) -> list[str]:
+        """Ids of the agent workspaces under this home."""
+        return self.workspace.list_agents()
+
+    def sync(self, progress: ProgressCallback | None = None, all_agents: bool = False) -> SyncReport:
+        """Bring the index up to date with the files (incremental by content hash)."""
+        files, sources = self._source_files(all_agents)
+        return sync_files(
+            self.store, self.embedder, files, sources=sources,
+            options=self._sync_options(), progress=progress,
+        )  # fmt: skip
+
+    def rebuild(self, progress: ProgressCallback | None = None) -> SyncReport:
+        """Drop the derived index and build it again from the files."""
+        with self._lock:
+            self.close()
+            SqliteStore.delete(self.index_path)
+        return self.sync(progress=progress, all_agents=True)
+
+    def index_status(self) -> IndexStats:
+        return self.store.stats()
+
+    def _sync_options(self) -> SyncOptions:
+        idx = self.settings.index
+        return SyncOptions(
+            chunking=ChunkingOptions(chunk_tokens=idx.chunk_tokens, overlap_tokens=idx.overlap_tokens),
+            max_file_bytes=idx.max_file_bytes,
+            batch_size=self.settings.embeddings.batch_size,
+        )
+
+    def _sources(self, scope: Scope) -> list[str]:
+        if scope == "global":
+            return ["global"]
+        if scope == "all":
+            return ["global", *(source_of(a) for a in self.agents())]
+        if scope != "agent":
+            raise InvalidInputError(f"unknown scope {scope!r}; use agent, global or all")
+        return ["global"] if self.agent_id is None else [source_of(self.agent_id), "global"]
+
+    def search(
+        self,
+        query: str,
+        max_results: int | None = None,
+        min_score: float | None = None,
+        scope: Scope = "agent",
+    ) -> SearchResults:
+        """Hybrid search over the memory files of this agent (and the global workspace)."""
+        cfg = self.settings.search
+        if scope == "all" and not cfg.cross_agent and self.agent_id is not None:
+            raise InvalidInputError(
+                "searching all agents is disabled; set search.cross_agent = true to allow it"
+            )
+        options = SearchOptions(
+            max_results=max_results or cfg.max_results,
+            min_score=cfg.min_score if min_score is None else min_score,
+            fusion=cfg.fusion,
+            vector_weight=cfg.vector_weight,
+            text_weight=cfg.text_weight,
+            recency_half_life_days=cfg.recency_half_life_days,
+            mmr=cfg.mmr,
+            mmr_lambda=cfg.mmr_lambda,
+        )
+        return search(self.store, self.embedder, query, sources=self._sources(scope), options=options)
+
+
+def _timezone(name: str | None) -> Any:
+    if not name:
+        return datetime.now().astimezone().tzinfo
+    try:
+        return ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError) as exc:
+        raise ConfigError(f"unknown timezone {name!r} in prompt.timezone; use e.g. Europe/Paris") from exc
+
+
+def _configured_embedder(settings: Settings) -> Embedder | None:
+    cfg = settings.embeddings
+    options: dict[str, object] = {"batch_size": cfg.batch_size}
+    if cfg.provider == "openai":
+        options.update(
+            model=cfg.model, base_url=cfg.base_url,
+            api_key=os.environ.get(cfg.api_key_env), timeout=cfg.timeout_s,
+        )  # fmt: skip
+    elif cfg.model:
+        options["model"] = cfg.model
+    return create_embedder(cfg.provider, **options)

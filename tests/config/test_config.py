@@ -68,3 +68,9 @@ def test_bad_env_names_the_variable(home: Path, monkeypatch: pytest.MonkeyPatch)
 def test_bad_override_syntax(pair: str) -> None:
     with pytest.raises(ConfigError, match="SECTION.KEY=VALUE"):
         parse_overrides([pair])
+
+
+def test_every_setting_is_documented() -> None:
+    doc = (Path(__file__).parents[2] / "docs" / "configuration.md").read_text(encoding="utf-8")
+    missing = [v.key for v in load_settings().values() if f"`{v.key}`" not in doc]
+    assert missing == [], f"add these settings to docs/configuration.md: {missing}"

@@ -1,1 +1,50 @@
-"""memdir.workspace layer."""
+"""memdir.workspace: paths, templates, bootstrap files, daily notes, atomic writes, locks.
+
+The layer imports nothing of memdir but ``memdir.errors``. Its entry point is
+``Workspace``; the free functions serve the layers that work on files directly
+(the indexer, curation).
+"""
+
+from __future__ import annotations
+
+from memdir.workspace.atomic import MAX_FILE_BYTES, read_markdown, write_atomic
+from memdir.workspace.bootstrap import FALLBACK_FILES, PROMPT_FILES, BootstrapFile, Origin
+from memdir.workspace.daily import DAILY_NOTE_NAME, MEMORY_DIR, NoteLocation, daily_note_name
+from memdir.workspace.discovery import MemoryFile, discover_memory_files, list_markdown
+from memdir.workspace.locking import lock_file
+from memdir.workspace.paths import (
+    resolve_inside,
+    validate_agent_id,
+    validate_prefix,
+    validate_relative_path,
+)
+from memdir.workspace.seeding import BOOTSTRAP_FILE, GLOBAL_TEMPLATES, IDENTITY_FILES
+from memdir.workspace.workspace import FileSlice, Workspace, split_lines
+
+__all__ = [
+    "BOOTSTRAP_FILE",
+    "DAILY_NOTE_NAME",
+    "FALLBACK_FILES",
+    "GLOBAL_TEMPLATES",
+    "IDENTITY_FILES",
+    "MAX_FILE_BYTES",
+    "MEMORY_DIR",
+    "PROMPT_FILES",
+    "BootstrapFile",
+    "FileSlice",
+    "MemoryFile",
+    "NoteLocation",
+    "Origin",
+    "Workspace",
+    "daily_note_name",
+    "discover_memory_files",
+    "list_markdown",
+    "lock_file",
+    "read_markdown",
+    "resolve_inside",
+    "split_lines",
+    "validate_agent_id",
+    "validate_prefix",
+    "validate_relative_path",
+    "write_atomic",
+]

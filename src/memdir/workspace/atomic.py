@@ -1,0 +1,148 @@
+"""Crash-safe file writes: atomic replacement and no-clobber creation.
+
+``write_atomic`` writes a temp file in the target's folder, fsyncs it, renames it
+over the target with ``os.replace`` and fsyncs the folder (POSIX), so a reader
+sees either the old or the new content, never a mix, and a crash loses nothing
+that was reported written. Temp files are named ``.<name>.<random>.tmp``: they
+never end in ``.md``, so discovery and listings never see them.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import secrets
+import stat
+from pathlib import Path
+
+from memdir.errors import InvalidInputError
+
+logger = logging.getLogger(__name__)
+
+MAX_FILE_BYTES = 2 * 1024 * 1024
+"""Largest Markdown file the workspace writes (2 MB); bigger content is refused."""
+
+_NEW_FILE_MODE = 0o666  # the process umask narrows it, as for any new file
+
+
+def check_size(text: str, what: str) -> bytes:
+    """Encode ``text`` as UTF-8, refusing more than ``MAX_FILE_BYTES``."""
+    data = text.encode("utf-8")
+    if len(data) > MAX_FILE_BYTES:
+        raise InvalidInputError(
+            f"{what} is {len(data):,} bytes, over the limit of {MAX_FILE_BYTES:,} bytes "
+            "(2 MB); split it into several smaller files"
+        )
+    return data
+
+
+def fsync_directory(directory: Path) -> None:
+    """Flush a folder's entries to disk so a rename survives a crash (POSIX only)."""
+    if os.name != "posix":
+        return
+    fd = os.open(directory, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        written = os.write(fd, view)
+        view = view[written:]
+
+
+def _write_temp(directory: Path, name: str, data: bytes) -> Path:
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
+    while True:
+        temp = directory / f".{name}.{secrets.token_hex(6)}.tmp"
+        try:
+            fd = os.open(temp, flags, _NEW_FILE_MODE)
+        except FileExistsError:
+            continue
+        break
+    try:
+        _write_all(fd, data)
+        os.fsync(fd)
+    except BaseException:
+        os.close(fd)
+        temp.unlink(missing_ok=True)
+        raise
+    os.close(fd)
+    return temp
+
+
+def write_atomic(path: Path, text: str) -> None:
+    """Replace ``path`` with ``text`` (UTF-8) atomically; the parent folder must exist.
+
+    An existing file keeps its permission bits. Refuses content over
+    ``MAX_FILE_BYTES`` with ``InvalidInputError`` before touching the disk.
+    """
+    data = check_size(text, f"content for {path.name!r}")
+    temp = _write_temp(path.parent, path.name, data)
+    try:
+        with contextlib.suppress(FileNotFoundError):
+            os.chmod(temp, stat.S_IMODE(os.stat(path).st_mode))
+        os.replace(temp, path)
+    except BaseException:
+        temp.unlink(missing_ok=True)
+        raise
+    fsync_directory(path.parent)
+    logger.debug("wrote %s (%d bytes)", path, len(data))
+
+
+def create_exclusive(path: Path, text: str) -> bool:
+    """Create ``path`` with ``text`` only if nothing exists there; True if it did.
+
+    The content appears all at once (a fully written temp file is hard-linked into
+    place), so a concurrent reader never sees a half-written file and two
+    concurrent creators cannot both win. Filesystems without hard links fall back
+    to an exclusive create.
+    """
+    data = check_size(text, f"content for {path.name!r}")
+    temp = _write_temp(path.parent, path.name, data)
+    try:
+        os.link(temp, path)
+    except FileExistsError:
+        return False
+    except OSError:
+        return _create_exclusive_plain(path, data)
+    finally:
+        temp.unlink(missing_ok=True)
+    fsync_directory(path.parent)
+    return True
+
+
+def _create_exclusive_plain(path: Path, data: bytes) -> bool:
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
+    try:
+        fd = os.open(path, flags, _NEW_FILE_MODE)
+    except FileExistsError:
+        return False
+    try:
+        _write_all(fd, data)
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    return True
+
+
+def read_markdown(path: Path, *, strict: bool = True) -> str:
+    """Read a UTF-8 file as text, keeping its line endings.
+
+    With ``strict`` a file that is not valid UTF-8 raises ``InvalidInputError``
+    (so an edit can never corrupt it); otherwise bad bytes become U+FFFD.
+    """
+    data = path.read_bytes()
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        if not strict:
+            return data.decode("utf-8", errors="replace")
+        raise InvalidInputError(
+            f"{path.name!r} is not valid UTF-8 text ({exc.reason} at byte {exc.start}); "
+            "convert it to UTF-8 before reading or editing it with memdir"
+        ) from exc

@@ -1,0 +1,96 @@
+"""Daily notes: ``memory/YYYY-MM-DD.md``, append-only, safe under concurrent writers.
+
+Each append takes an exclusive OS lock on the note, reads its current content
+(to know where the new text starts), writes the text in one ``write`` call and
+fsyncs, all before releasing the lock. Threads and processes appending to the
+same note therefore never lose or interleave a line, and the line numbers each
+caller gets back are exact.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from memdir.errors import InvalidInputError
+from memdir.workspace.atomic import check_size
+from memdir.workspace.locking import lock_file
+from memdir.workspace.paths import resolve_inside
+
+MEMORY_DIR = "memory"
+DAILY_NOTE_NAME = re.compile(r"\d{4}-\d{2}-\d{2}\.md")
+
+
+@dataclass(frozen=True)
+class NoteLocation:
+    """Where appended text landed: workspace-relative path, 1-based inclusive lines."""
+
+    path: str
+    start_line: int
+    end_line: int
+
+    def cite(self) -> str:
+        """Return the ``path:start-end`` citation used in search results."""
+        return f"{self.path}:{self.start_line}-{self.end_line}"
+
+
+def daily_note_name(date: dt.date) -> str:
+    """Return the workspace-relative path of the daily note for ``date``."""
+    return f"{MEMORY_DIR}/{date.isoformat()}.md"
+
+
+def _normalise_entry(text: str) -> str:
+    if not isinstance(text, str):
+        raise InvalidInputError(f"daily note text must be a string, got {type(text).__name__}")
+    body = text.replace("\r\n", "\n").replace("\r", "\n").strip("\n")
+    if not body.strip():
+        raise InvalidInputError(
+            f"daily note text {text!r} is empty; pass the note to append as non-empty text"
+        )
+    return body + "\n"
+
+
+def _separator(existing: bytes, heading: str) -> str:
+    """Text to put between the current content and the new entry."""
+    if not existing:
+        return f"# {heading}\n\n"
+    if existing.endswith(b"\n\n"):
+        return ""
+    if existing.endswith(b"\n"):
+        return "\n"
+    return "\n\n"
+
+
+def _append_bytes(path: Path, data: bytes) -> None:
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | getattr(os, "O_BINARY", 0))
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def append_daily(root: Path, text: str, date: dt.date | None = None) -> NoteLocation:
+    """Append ``text`` to the daily note of ``date`` (default: today, local time).
+
+    A new note starts with a ``# YYYY-MM-DD`` heading; entries are separated by
+    a blank line. Line endings are normalised to ``\\n``. Returns where the text
+    landed, relative to ``root``.
+    """
+    day = date or dt.date.today()
+    body = _normalise_entry(text)
+    check_size(body, "daily note text")
+    relative = daily_note_name(day)
+    path = resolve_inside(root, relative)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with lock_file(path, create=True):
+        existing = path.read_bytes()
+        prefix = _separator(existing, day.isoformat())
+        start_line = existing.count(b"\n") + prefix.count("\n") + 1
+        _append_bytes(path, (prefix + body).encode("utf-8"))
+    return NoteLocation(relative, start_line, start_line + body.count("\n") - 1)

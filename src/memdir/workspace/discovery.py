@@ -1,0 +1,89 @@
+"""Finding the Markdown files of a workspace.
+
+Walks folders recursively, follows symlinks that stay inside the workspace and
+skips (with a log line) those that point outside it. Hidden entries (names
+starting with '.') are skipped: they hold temp files, locks and tool folders
+such as ``.git``. Results are sorted by their relative POSIX path.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import NamedTuple
+
+from memdir.workspace.paths import MARKDOWN_SUFFIX
+
+logger = logging.getLogger(__name__)
+
+MEMORY_FILE = "MEMORY.md"
+MEMORY_FOLDERS = ("memory", "learnings")
+
+
+class MemoryFile(NamedTuple):
+    """A Markdown file found in a workspace: relative POSIX path and absolute path."""
+
+    relpath: str
+    path: Path
+
+
+def _inside(real_root: Path, path: Path) -> Path | None:
+    """Return the real location of ``path`` if it lies inside the workspace."""
+    try:
+        real = path.resolve()
+    except (OSError, RuntimeError):
+        logger.warning("skipping %s: it cannot be resolved", path)
+        return None
+    if real.is_relative_to(real_root):
+        return real
+    logger.warning("skipping %s: it is a symlink pointing outside the workspace", path)
+    return None
+
+
+def _walk(real_root: Path, folder: Path, relative: str, seen: set[Path]) -> Iterator[MemoryFile]:
+    try:
+        entries = sorted(os.scandir(folder), key=lambda entry: entry.name)
+    except OSError as exc:
+        logger.warning("skipping folder %s: %s", folder, exc)
+        return
+    for entry in entries:
+        if entry.name.startswith("."):
+            continue
+        path = folder / entry.name
+        child = f"{relative}/{entry.name}" if relative else entry.name
+        real = _inside(real_root, path) if entry.is_symlink() else path.resolve()
+        if real is None:
+            continue
+        if real.is_dir():
+            if real not in seen:  # a symlink loop would otherwise never end
+                seen.add(real)
+                yield from _walk(real_root, path, child, seen)
+        elif real.is_file() and entry.name.endswith(MARKDOWN_SUFFIX):
+            yield MemoryFile(child, path)
+
+
+def list_markdown(root: Path, folder: str = "") -> list[MemoryFile]:
+    """Every ``.md`` file under ``root/folder`` (the whole workspace by default)."""
+    base = root.absolute()
+    real_root = base.resolve()
+    start = base / folder if folder else base
+    real_start = _inside(real_root, start)
+    if real_start is None or not real_start.is_dir():
+        return []
+    found = _walk(real_root, start, folder, {real_start})
+    return sorted(found, key=lambda item: item.relpath)
+
+
+def discover_memory_files(root: Path) -> list[MemoryFile]:
+    """MEMORY.md, ``memory/**/*.md`` and ``learnings/**/*.md`` of a workspace, sorted."""
+    base = root.absolute()
+    found: list[MemoryFile] = []
+    top = base / MEMORY_FILE
+    real_top = _inside(base.resolve(), top)
+    if real_top is not None and real_top.is_file():
+        found.append(MemoryFile(MEMORY_FILE, top))
+    for folder in MEMORY_FOLDERS:
+        found.extend(list_markdown(base, folder))
+    return sorted(found, key=lambda item: item.relpath)

@@ -1,0 +1,111 @@
+"""Seeding workspaces from the Markdown templates shipped with memdir.
+
+Seeding writes only what is missing, so it is safe to run on every start: an
+edited file is never overwritten. ``BOOTSTRAP.md`` (the first-run ritual) is
+written only into a brand-new workspace, one with none of AGENTS.md, SOUL.md,
+IDENTITY.md and USER.md; once the agent has finished the ritual and deleted
+it, it never comes back.
+"""
+
+from __future__ import annotations
+
+import logging
+from importlib import resources
+from pathlib import Path
+from string import Template
+
+from memdir.errors import InvalidInputError
+from memdir.workspace.atomic import create_exclusive
+from memdir.workspace.daily import MEMORY_DIR
+
+logger = logging.getLogger(__name__)
+
+IDENTITY_FILES = ("AGENTS.md", "SOUL.md", "IDENTITY.md", "USER.md")
+GLOBAL_TEMPLATES = (*IDENTITY_FILES, "TOOLS.md", "HEARTBEAT.md")
+BOOTSTRAP_FILE = "BOOTSTRAP.md"
+AGENT_SOUL_TEMPLATE = "agent-SOUL.md"
+MAX_AGENT_NAME_CHARS = 100
+MAX_AGENT_DESCRIPTION_CHARS = 2000
+
+
+def load_template(name: str) -> str:
+    """Return the text of a template shipped in ``memdir/workspace/templates``."""
+    resource = resources.files("memdir.workspace").joinpath("templates", name)
+    return resource.read_text(encoding="utf-8")
+
+
+def _seed_file(root: Path, name: str, text: str, created: list[str]) -> None:
+    if create_exclusive(root / name, text):
+        created.append(name)
+
+
+def _seed_memory_dir(root: Path, created: list[str]) -> None:
+    memory = root / MEMORY_DIR
+    if not memory.is_dir():
+        memory.mkdir(parents=True, exist_ok=True)
+        created.append(f"{MEMORY_DIR}/")
+
+
+def is_brand_new(root: Path) -> bool:
+    """True when none of AGENTS.md, SOUL.md, IDENTITY.md and USER.md exists in ``root``."""
+    return not any((root / name).exists() or (root / name).is_symlink() for name in IDENTITY_FILES)
+
+
+def seed_global(root: Path) -> list[str]:
+    """Write the missing files of the global workspace; return what was created.
+
+    Creates AGENTS.md, SOUL.md, IDENTITY.md, USER.md, TOOLS.md, HEARTBEAT.md and
+    ``memory/``, plus BOOTSTRAP.md when the workspace is brand-new. Returned names
+    are relative POSIX paths; a created folder ends in '/'.
+    """
+    root.mkdir(parents=True, exist_ok=True)
+    brand_new = is_brand_new(root)
+    created: list[str] = []
+    for name in GLOBAL_TEMPLATES:
+        _seed_file(root, name, load_template(name), created)
+    if brand_new:
+        _seed_file(root, BOOTSTRAP_FILE, load_template(BOOTSTRAP_FILE), created)
+    _seed_memory_dir(root, created)
+    if created:
+        logger.info("seeded global workspace %s: %s", root, ", ".join(created))
+    return created
+
+
+def render_agent_soul(name: str, description: str) -> str:
+    """Fill the agent SOUL.md template with the agent's name and description."""
+    clean_name = " ".join(name.split())
+    if not clean_name or len(clean_name) > MAX_AGENT_NAME_CHARS:
+        raise InvalidInputError(
+            f"agent name {name!r} must be 1-{MAX_AGENT_NAME_CHARS} characters of visible text; "
+            "pass a short display name such as 'Coder'"
+        )
+    clean_description = description.strip()
+    if len(clean_description) > MAX_AGENT_DESCRIPTION_CHARS:
+        raise InvalidInputError(
+            f"agent description is {len(clean_description)} characters, over the limit of "
+            f"{MAX_AGENT_DESCRIPTION_CHARS}; shorten it to a few sentences"
+        )
+    if not clean_description:
+        clean_description = (
+            "Your role is not written down yet: work it out with your human and record it here."
+        )
+    template = Template(load_template(AGENT_SOUL_TEMPLATE))
+    return template.substitute(name=clean_name, description=clean_description)
+
+
+def seed_agent(root: Path, name: str, description: str = "") -> list[str]:
+    """Write the missing files of an agent workspace; return what was created.
+
+    Creates SOUL.md (personalised with ``name`` and ``description``), TOOLS.md,
+    an empty MEMORY.md and ``memory/``. Other files fall back to the global ones.
+    """
+    soul = render_agent_soul(name, description)
+    root.mkdir(parents=True, exist_ok=True)
+    created: list[str] = []
+    _seed_file(root, "SOUL.md", soul, created)
+    _seed_file(root, "TOOLS.md", load_template("TOOLS.md"), created)
+    _seed_file(root, "MEMORY.md", "", created)
+    _seed_memory_dir(root, created)
+    if created:
+        logger.info("seeded agent workspace %s: %s", root, ", ".join(created))
+    return created

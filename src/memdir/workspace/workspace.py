@@ -1,0 +1,298 @@
+"""The ``Workspace``: one folder of Markdown memory and the file tools over it.
+
+``Workspace(home)`` is the global workspace ``<home>/workspace``;
+``Workspace(home, "coder")`` is the agent workspace ``<home>/agents/coder``.
+Every path argument is workspace-relative and checked (see ``paths``). Reads of
+an agent workspace fall back to the global file for bootstrap names the agent
+does not have; writes always go to the agent's own workspace.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+from memdir.errors import EditError, InvalidInputError, InvalidPathError, NotFoundError
+from memdir.workspace import seeding
+from memdir.workspace.atomic import check_size, fsync_directory, read_markdown, write_atomic
+from memdir.workspace.bootstrap import (
+    FALLBACK_FILES,
+    PROMPT_FILES,
+    BootstrapFile,
+    load_bootstrap_file,
+)
+from memdir.workspace.daily import DAILY_NOTE_NAME, MEMORY_DIR, NoteLocation, append_daily
+from memdir.workspace.discovery import MemoryFile, discover_memory_files, list_markdown
+from memdir.workspace.locking import lock_file
+from memdir.workspace.paths import (
+    resolve_inside,
+    validate_agent_id,
+    validate_prefix,
+    validate_relative_path,
+)
+
+logger = logging.getLogger(__name__)
+
+GLOBAL_DIR = "workspace"
+AGENTS_DIR = "agents"
+
+
+@dataclass(frozen=True)
+class FileSlice:
+    """A line range of a file, as returned by ``Workspace.get``.
+
+    ``start_line``/``end_line`` are 1-based and inclusive (``end_line`` is
+    ``start_line - 1`` when the range is empty); ``content`` holds the raw lines
+    and ``text`` the same lines prefixed with their numbers.
+    """
+
+    path: str
+    start_line: int
+    end_line: int
+    total_lines: int
+    content: str
+    text: str
+
+
+def split_lines(text: str) -> list[str]:
+    """Split on '\\n' only, as line numbers are counted everywhere in memdir."""
+    if not text:
+        return []
+    lines = text.split("\n")
+    if text.endswith("\n"):
+        lines.pop()
+    return lines
+
+
+def _check_line_arguments(from_line: int | None, lines: int | None) -> None:
+    for label, value in (("from_line", from_line), ("lines", lines)):
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
+            raise InvalidInputError(f"{label} must be a whole number, got {value!r}")
+        if value is not None and value < 1:
+            raise InvalidInputError(f"{label} must be 1 or more, got {value}")
+
+
+class Workspace:
+    """The global workspace (``agent_id=None``) or one agent's workspace under ``home``."""
+
+    def __init__(self, home: Path, agent_id: str | None = None) -> None:
+        self.home = Path(home)
+        self.agent_id = None if agent_id is None else validate_agent_id(agent_id)
+        self.global_root = self.home / GLOBAL_DIR
+        if self.agent_id is None:
+            self.root = self.global_root
+        else:
+            self.root = self.home / AGENTS_DIR / self.agent_id
+
+    def __repr__(self) -> str:
+        return f"Workspace(home={str(self.home)!r}, agent_id={self.agent_id!r})"
+
+    @property
+    def memory_dir(self) -> Path:
+        """The ``memory/`` folder of this workspace (daily and session notes)."""
+        return self.root / MEMORY_DIR
+
+    # -- seeding and bootstrap files ---------------------------------------------
+
+    def seed(self, name: str | None = None, description: str = "") -> list[str]:
+        """Create the missing template files; return their relative paths.
+
+        The global workspace gets the global templates (and BOOTSTRAP.md when
+        brand-new); an agent workspace gets its personalised SOUL.md (``name``
+        defaults to the agent id), TOOLS.md, an empty MEMORY.md and ``memory/``.
+        """
+        if self.agent_id is None:
+            return seeding.seed_global(self.root)
+        return seeding.seed_agent(self.root, name or self.agent_id, description)
+
+    def load_bootstrap(self, name: str) -> BootstrapFile:
+        """Load one bootstrap file: the agent's copy first, then the global one."""
+        agent_root = None if self.agent_id is None else self.root
+        return load_bootstrap_file(self.global_root, agent_root, name)
+
+    def load_bootstrap_files(self, names: Sequence[str] = PROMPT_FILES) -> list[BootstrapFile]:
+        """Load bootstrap files in the given order (default: the system prompt order)."""
+        return [self.load_bootstrap(name) for name in names]
+
+    # -- memory files ----------------------------------------------------------------
+
+    def append_daily(self, text: str, date: dt.date | None = None) -> NoteLocation:
+        """Append ``text`` to ``memory/YYYY-MM-DD.md`` under an OS lock; return where it landed."""
+        return append_daily(self.root, text, date)
+
+    def discover_memory_files(self) -> list[MemoryFile]:
+        """MEMORY.md, ``memory/**/*.md`` and ``learnings/**/*.md``, sorted by relative path."""
+        return discover_memory_files(self.root)
+
+    def list_daily_notes(self) -> list[MemoryFile]:
+        """The ``memory/**/YYYY-MM-DD.md`` daily notes of this workspace, sorted."""
+        notes = list_markdown(self.root, MEMORY_DIR)
+        return [note for note in notes if DAILY_NOTE_NAME.fullmatch(note.path.name)]
+
+    # -- file tools ------------------------------------------------------------------
+
+    def resolve(self, path: str) -> Path:
+        """Check ``path`` and return its absolute location in this workspace."""
+        return resolve_inside(self.root, validate_relative_path(path))
+
+    def _fallback(self, relative: PurePosixPath) -> Path | None:
+        if self.agent_id is None or str(relative) not in FALLBACK_FILES:
+            return None
+        candidate = resolve_inside(self.global_root, relative)
+        return candidate if candidate.is_file() else None
+
+    def _locate_for_read(self, path: str) -> tuple[str, Path]:
+        relative = validate_relative_path(path)
+        own = resolve_inside(self.root, relative)
+        if own.is_dir():
+            raise InvalidPathError(f"{path!r} is a folder, not a file; pass a '.md' file path")
+        if own.is_file():
+            return str(relative), own
+        fallback = self._fallback(relative)
+        if fallback is not None:
+            return str(relative), fallback
+        raise NotFoundError(
+            f"{str(relative)!r} does not exist in the workspace; "
+            "see which files exist with memory_list_files"
+        )
+
+    def read_file(self, path: str) -> str:
+        """Return the whole text of a workspace file."""
+        _, located = self._locate_for_read(path)
+        return read_markdown(located)
+
+    def get(self, path: str, from_line: int | None = None, lines: int | None = None) -> FileSlice:
+        """Return ``lines`` lines from ``from_line`` (default: the whole file), numbered."""
+        _check_line_arguments(from_line, lines)
+        relative, located = self._locate_for_read(path)
+        all_lines = split_lines(read_markdown(located))
+        start = from_line or 1
+        if start > max(len(all_lines), 1):
+            raise InvalidInputError(
+                f"from_line {start} is past the end of {relative!r}, which has "
+                f"{len(all_lines)} lines; ask for from_line {max(len(all_lines), 1)} or less"
+            )
+        end = len(all_lines) if lines is None else min(len(all_lines), start + lines - 1)
+        chosen = all_lines[start - 1 : end]
+        width = len(str(max(end, 1)))
+        numbered = "\n".join(f"{start + i:>{width}}\t{line}" for i, line in enumerate(chosen))
+        return FileSlice(relative, start, end, len(all_lines), "\n".join(chosen), numbered)
+
+    def list_files(self, prefix: str = "") -> list[str]:
+        """Relative paths of all ``.md`` files that start with ``prefix``, sorted.
+
+        An agent workspace also lists the global bootstrap files it reads by fallback.
+        """
+        wanted = validate_prefix(prefix)
+        names = {item.relpath for item in list_markdown(self.root)}
+        if self.agent_id is not None:
+            names.update(name for name in FALLBACK_FILES if (self.global_root / name).is_file())
+        return sorted(name for name in names if name.startswith(wanted))
+
+    def _target(self, path: str) -> tuple[str, Path]:
+        relative = validate_relative_path(path)
+        target = resolve_inside(self.root, relative)
+        if target.is_dir():
+            raise InvalidPathError(f"{path!r} is a folder, not a file; pass a '.md' file path")
+        return str(relative), target
+
+    def _make_parents(self, relative: str, target: Path) -> None:
+        try:
+            target.parent.mkdir(parents=True, exist_ok=True)
+        except (FileExistsError, NotADirectoryError) as exc:
+            raise InvalidPathError(
+                f"cannot create the folders of {relative!r}: a file is in the way ({exc}); "
+                "choose another path"
+            ) from exc
+
+    def write_file(self, path: str, content: str) -> str:
+        """Create or replace a file atomically, creating its folders; return its path."""
+        if not isinstance(content, str):
+            raise InvalidInputError(f"content must be a string, got {type(content).__name__}")
+        check_size(content, f"content for {path!r}")
+        relative, target = self._target(path)
+        self._make_parents(relative, target)
+        try:
+            with lock_file(target):  # wait for an edit or append in progress
+                write_atomic(target, content)
+        except FileNotFoundError:
+            write_atomic(target, content)  # a new file: nothing to wait for
+        logger.info("wrote %s in %s", relative, self.root)
+        return relative
+
+    def edit_file(self, path: str, old_text: str, new_text: str, replace_all: bool = False) -> int:
+        """Replace ``old_text`` with ``new_text`` exactly; return the number of replacements.
+
+        Raises ``EditError`` when ``old_text`` is missing, or occurs more than once
+        and ``replace_all`` is false. An agent editing a global bootstrap file it
+        reads by fallback gets its own edited copy.
+        """
+        if not isinstance(old_text, str) or not isinstance(new_text, str):
+            raise InvalidInputError("old_text and new_text must be strings")
+        if not old_text:
+            raise InvalidInputError(
+                "old_text is empty; pass the exact text to replace (use memory_write_file "
+                "to write a whole file)"
+            )
+        relative, target = self._target(path)
+        if target.is_file():
+            try:
+                with lock_file(target):
+                    return self._apply_edit(
+                        relative, target, target, old_text, new_text, replace_all
+                    )
+            except FileNotFoundError:
+                pass  # deleted meanwhile: fall through to the missing-file path
+        _, source = self._locate_for_read(relative)
+        return self._apply_edit(relative, source, target, old_text, new_text, replace_all)
+
+    def _apply_edit(
+        self,
+        relative: str,
+        source: Path,
+        target: Path,
+        old_text: str,
+        new_text: str,
+        replace_all: bool,
+    ) -> int:
+        text = read_markdown(source)
+        count = text.count(old_text)
+        if count == 0:
+            raise EditError(
+                f"old_text {_preview(old_text)} was not found in {relative!r}; read the file "
+                "with memory_read_file and copy the text exactly"
+            )
+        if count > 1 and not replace_all:
+            raise EditError(
+                f"old_text {_preview(old_text)} occurs {count} times in {relative!r}; include "
+                "more surrounding text to make it unique, or pass replace_all=true"
+            )
+        updated = (
+            text.replace(old_text, new_text) if replace_all else text.replace(old_text, new_text, 1)
+        )
+        check_size(updated, f"{relative!r} after the edit")
+        write_atomic(target, updated)
+        logger.info("edited %s in %s (%d replacements)", relative, self.root, count)
+        return count
+
+    def delete_file(self, path: str) -> None:
+        """Delete a file of this workspace (never a global file read by fallback)."""
+        relative, target = self._target(path)
+        try:
+            with lock_file(target):
+                target.unlink()
+        except FileNotFoundError as exc:
+            raise NotFoundError(
+                f"{relative!r} does not exist in the workspace; "
+                "see which files exist with memory_list_files"
+            ) from exc
+        fsync_directory(target.parent)
+        logger.info("deleted %s in %s", relative, self.root)
+
+
+def _preview(text: str, limit: int = 80) -> str:
+    shown = text if len(text) <= limit else text[:limit] + "..."
+    return repr(shown)

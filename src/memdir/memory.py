@@ -25,15 +25,23 @@ from memdir.embeddings import create_embedder
 from memdir.embeddings.base import Embedder
 from memdir.errors import ConfigError, InvalidInputError
 from memdir.index import ChunkingOptions, SourceFile, SyncOptions, SyncReport, sync_files
-from memdir.prompt import ContextReport, PromptInputs, build_context_report, build_system_prompt
+from memdir.prompt import (
+    ContextReport,
+    PromptBudget,
+    PromptInputs,
+    build_context_report,
+    build_system_prompt,
+)
 from memdir.search import SearchOptions, SearchResults, search
 from memdir.store import SqliteStore
 from memdir.store.base import IndexStats
 from memdir.workspace import (
-    BOOTSTRAP_ORDER,
-    DailyEntry,
+    PROMPT_FILES,
+    FileSlice,
+    NoteLocation,
     Workspace,
     discover_memory_files,
+    validate_agent_id,
 )
 
 log = logging.getLogger(__name__)
@@ -99,14 +107,13 @@ class Memory:
         """Open the memory under ``home`` (default ``$MEMDIR_HOME`` or ``~/.memdir``).
 
         ``embedder`` replaces the configured embedding provider (pass ``None`` for
-        keyword-only search, or a ``HashEmbedder`` in tests).
+        keyword-only search, or a ``HashEmbedder`` in tests). Opening writes nothing;
+        :meth:`init` seeds the workspace.
         """
         loaded = settings or load_settings(home, overrides)
         if embedder is _UNSET:
             embedder = _configured_embedder(loaded.settings)
-        memory = cls(loaded, agent_id, embedder)
-        memory.workspace.seed()
-        return memory
+        return cls(loaded, agent_id, embedder)
 
     def close(self) -> None:
         with self._lock:
@@ -142,10 +149,10 @@ class Memory:
     # -- workspace -----------------------------------------------------------------
     def init(self, name: str | None = None, description: str | None = None) -> list[str]:
         """Seed the workspace (only missing files); returns the paths created."""
-        return self.workspace.seed(name=name, description=description)
+        return self.workspace.seed(name=name, description=description or "")
 
-    def get(self, path: str, from_line: int | None = None, lines: int | None = None) -> str:
-        """Text of a workspace file with line numbers (``memory_get``)."""
+    def get(self, path: str, from_line: int | None = None, lines: int | None = None) -> FileSlice:
+        """A range of a workspace file; ``.text`` carries line numbers (``memory_get``)."""
         return self.workspace.get(path, from_line=from_line, lines=lines)
 
     def list_files(self, prefix: str = "") -> list[str]:
@@ -154,24 +161,24 @@ class Memory:
     def read_file(self, path: str) -> str:
         return self.workspace.read_file(path)
 
-    def write_file(self, path: str, content: str) -> None:
-        self.workspace.write_file(path, content)
+    def write_file(self, path: str, content: str) -> str:
+        return self.workspace.write_file(path, content)
 
     def edit_file(self, path: str, old_text: str, new_text: str, replace_all: bool = False) -> int:
         return self.workspace.edit_file(path, old_text, new_text, replace_all=replace_all)
 
-    def append_daily(self, text: str, date: datetime | None = None) -> DailyEntry:
+    def append_daily(self, text: str, date: datetime | None = None) -> NoteLocation:
+        """Append to today's (or ``date``'s) daily note under a lock; returns where it landed."""
         return self.workspace.append_daily(text, date=date.date() if date else None)
 
     # -- prompt --------------------------------------------------------------------
     def _prompt_inputs(self, now: datetime | None = None) -> PromptInputs:
         tz = _timezone(self.settings.prompt.timezone)
         now = now or datetime.now(tz)
-        files = [(name, self.workspace.load(name).content) for name in BOOTSTRAP_ORDER]
-        daily = [p for p, _ in discover_memory_files(self.workspace.root) if p.startswith("memory/")]
+        cfg = self.settings.prompt
         return PromptInputs(
             base_prompt=BASE_PROMPT,
-            files=files,
+            bootstrap_files=self.workspace.load_bootstrap_files(PROMPT_FILES),
             now=now,
             timezone=str(now.tzinfo),
             runtime={
@@ -182,11 +189,10 @@ class Memory:
                 "os": f"{platform.system()} {platform.release()}",
                 "embedder": self.embedder.model if self.embedder else "none (keyword-only)",
             },
-            tools=TOOL_NAMES,
-            daily_note_count=len(daily),
-            memory_dir=str(self.workspace.root / "memory"),
-            per_file_chars=self.settings.prompt.per_file_chars,
-            total_chars=self.settings.prompt.total_chars,
+            tool_names=TOOL_NAMES,
+            daily_note_count=len(self.workspace.list_daily_notes()),
+            memory_dir=str(self.workspace.memory_dir),
+            budget=PromptBudget(per_file_chars=cfg.per_file_chars, total_chars=cfg.total_chars),
         )
 
     def system_prompt(self, now: datetime | None = None) -> str:
@@ -203,7 +209,7 @@ class Memory:
         if self.agent_id is not None and not all_agents:
             roots.append((source_of(self.agent_id), self.workspace.root))
         if all_agents:
-            roots.extend((source_of(a), self.workspace.agent_root(a)) for a in self.agents())
+            roots.extend((source_of(a), Workspace(self.home, a).root) for a in self.agents())
         files = [
             SourceFile(source=src, path=rel, abs_path=path)
             for src, root in roots
@@ -213,9 +219,14 @@ class Memory:
 
     def agents(self) -> list[str]:
         """Ids of the agent workspaces under this home."""
-        return self.workspace.list_agents()
+        agents_dir = self.home / "agents"
+        if not agents_dir.is_dir():
+            return []
+        return sorted(p.name for p in agents_dir.iterdir() if p.is_dir() and _valid_agent(p.name))
 
-    def sync(self, progress: ProgressCallback | None = None, all_agents: bool = False) -> SyncReport:
+    def sync(
+        self, progress: ProgressCallback | None = None, all_agents: bool = False
+    ) -> SyncReport:
         """Bring the index up to date with the files (incremental by content hash)."""
         files, sources = self._source_files(all_agents)
         return sync_files(
@@ -236,7 +247,9 @@ class Memory:
     def _sync_options(self) -> SyncOptions:
         idx = self.settings.index
         return SyncOptions(
-            chunking=ChunkingOptions(chunk_tokens=idx.chunk_tokens, overlap_tokens=idx.overlap_tokens),
+            chunking=ChunkingOptions(
+                chunk_tokens=idx.chunk_tokens, overlap_tokens=idx.overlap_tokens
+            ),
             max_file_bytes=idx.max_file_bytes,
             batch_size=self.settings.embeddings.batch_size,
         )
@@ -270,10 +283,19 @@ class Memory:
             vector_weight=cfg.vector_weight,
             text_weight=cfg.text_weight,
             recency_half_life_days=cfg.recency_half_life_days,
-            mmr=cfg.mmr,
-            mmr_lambda=cfg.mmr_lambda,
+            mmr_lambda=cfg.mmr_lambda if cfg.mmr else None,
         )
-        return search(self.store, self.embedder, query, sources=self._sources(scope), options=options)
+        return search(
+            self.store, self.embedder, query, sources=self._sources(scope), options=options
+        )
+
+
+def _valid_agent(name: str) -> bool:
+    try:
+        validate_agent_id(name)
+    except InvalidInputError:
+        return False
+    return True
 
 
 def _timezone(name: str | None) -> Any:
@@ -282,17 +304,23 @@ def _timezone(name: str | None) -> Any:
     try:
         return ZoneInfo(name)
     except (ZoneInfoNotFoundError, ValueError) as exc:
-        raise ConfigError(f"unknown timezone {name!r} in prompt.timezone; use e.g. Europe/Paris") from exc
+        raise ConfigError(
+            f"unknown timezone {name!r} in prompt.timezone; use e.g. Europe/Paris"
+        ) from exc
 
 
 def _configured_embedder(settings: Settings) -> Embedder | None:
     cfg = settings.embeddings
-    options: dict[str, object] = {"batch_size": cfg.batch_size}
+    options: dict[str, object] = {}
     if cfg.provider == "openai":
+        if not cfg.base_url or not cfg.model:
+            raise ConfigError(
+                "embeddings.provider = 'openai' needs embeddings.base_url and embeddings.model"
+            )
         options.update(
-            model=cfg.model, base_url=cfg.base_url,
+            model=cfg.model, base_url=cfg.base_url, batch_size=cfg.batch_size,
             api_key=os.environ.get(cfg.api_key_env), timeout=cfg.timeout_s,
         )  # fmt: skip
-    elif cfg.model:
-        options["model"] = cfg.model
+    elif cfg.provider == "local":
+        options["batch_size"] = cfg.batch_size
     return create_embedder(cfg.provider, **options)

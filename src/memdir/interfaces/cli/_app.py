@@ -10,7 +10,6 @@ from dataclasses import asdict, dataclass, field, is_dataclass
 from pathlib import Path
 from typing import Any
 
-import click
 import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -26,11 +25,12 @@ err_console = Console(stderr=True)
 class MemdirGroup(TyperGroup):
     """Turns every ``MemdirError`` into one clear line on stderr and exit code 1."""
 
-    def invoke(self, ctx: click.Context) -> Any:
+    def invoke(self, ctx: Any) -> Any:
         try:
             return super().invoke(ctx)
         except MemdirError as exc:
-            raise click.ClickException(str(exc)) from exc
+            sys.stderr.write(f"Error: {exc}\n")
+            raise typer.Exit(1) from None
 
 
 def make_app(help_text: str) -> typer.Typer:

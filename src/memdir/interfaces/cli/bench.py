@@ -15,7 +15,9 @@ app = make_app("Run benchmarks and print figures.")
 
 @app.command("locomo")
 def locomo(
-    data: Annotated[Path, typer.Option(help="LoCoMo JSON file (e.g. ../shared/bench/locomo-dev.json).")],
+    data: Annotated[
+        Path, typer.Option(help="LoCoMo JSON file (e.g. ../shared/bench/locomo-dev.json).")
+    ],
     budgets: Annotated[str, typer.Option(help="Token budgets, comma-separated.")] = "256,1024",
     k: Annotated[int, typer.Option(help="Hits asked of the retriever.")] = 20,
     retriever: Annotated[str, typer.Option(help="memdir, fts5-turn or fts5-chunk.")] = "memdir",

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import threading
+from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.table import Table
 
 from memdir.interfaces.cli._app import console, make_app, print_json, progress_bar, state
 
@@ -101,7 +101,7 @@ def watch(ctx: typer.Context) -> None:
         memory.sync()
         roots = [memory.workspace.global_root, memory.workspace.root]
 
-        def on_change(paths: set[object]) -> None:
+        def on_change(paths: set[Path]) -> None:
             report = memory.sync()
             typer.echo(f"{len(paths)} change(s): {report.summary()}")
 

@@ -48,18 +48,27 @@ def context(
     """Show what the system prompt carries: per-file status, raw and injected size."""
     with state(ctx).open_memory() as memory:
         report = memory.context_report()
+    totals = {
+        "raw_chars": report.raw_chars,
+        "injected_chars": report.injected_chars,
+        "raw_tokens": report.raw_tokens,
+        "injected_tokens": report.injected_tokens,
+        "prompt_chars": report.prompt_chars,
+        "prompt_tokens": report.prompt_tokens,
+    }
     if as_json:
-        print_json(report)
+        print_json({"files": report.files, "budget": report.budget, "totals": totals})
         return
-    table = Table("file", "status", "raw chars", "injected chars", "injected tokens", "budget")
+    per_file = max(report.budget.per_file_chars, 1)
+    table = Table("file", "status", "raw chars", "injected chars", "injected tokens", "of budget")
     for entry in report.files:
-        share = entry.injected_chars / max(report.per_file_chars, 1)
-        bar = "#" * round(share * 20)
-        table.add_row(entry.name, entry.status, str(entry.raw_chars), str(entry.injected_chars),
-                      str(entry.injected_tokens), f"{bar:<20}")  # fmt: skip
-    table.add_row("total", "", str(report.total_raw_chars), str(report.total_injected_chars),
-                  str(report.total_injected_tokens), "")  # fmt: skip
+        bar = "#" * round(min(entry.injected_chars / per_file, 1.0) * 20)
+        row = (entry.raw_chars, entry.injected_chars, entry.injected_tokens)
+        table.add_row(entry.name, str(entry.status), *map(str, row), f"{bar:<20}|")
+    table.add_row("total", "", str(report.raw_chars), str(report.injected_chars),
+                  str(report.injected_tokens), "")  # fmt: skip
     console.print(table)
+    typer.echo(f"system prompt: {report.prompt_chars} chars, ~{report.prompt_tokens} tokens")
 
 
 def get(

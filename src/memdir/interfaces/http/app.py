@@ -1,0 +1,94 @@
+"""The REST app: ``/api/v1`` routes, MCP streamable HTTP at ``/mcp``, token auth.
+
+``create_app(home)`` builds it; ``serve`` runs it under uvicorn. ``GET /health``
+and ``GET /openapi.json`` are public; everything else needs the bearer token from
+``$MEMDIR_HOME/api-token``.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from fastapi import FastAPI
+from mcp.server.streamable_http_manager import StreamableHTTPASGIApp, StreamableHTTPSessionManager
+from mcp.server.transport_security import TransportSecuritySettings
+from starlette.routing import Route
+
+from memdir import __version__
+from memdir.config import resolve_home
+from memdir.interfaces.http.auth import BearerAuth, BodyLimit, load_or_create_token
+from memdir.interfaces.http.memories import AgentMemories, MemoryOpener
+from memdir.interfaces.http.problems import install_problem_handlers
+from memdir.interfaces.http.routes import router
+from memdir.interfaces.mcp import build_server
+from memdir.memory import Memory
+
+MAX_BODY_BYTES = 8 * 1024 * 1024
+LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
+
+
+def _mcp_security(host: str) -> TransportSecuritySettings | None:
+    """DNS-rebinding protection for the MCP endpoint when bound to loopback."""
+    if host not in LOOPBACK_HOSTS:
+        return None
+    return TransportSecuritySettings(
+        enable_dns_rebinding_protection=True,
+        allowed_hosts=["127.0.0.1:*", "localhost:*", "[::1]:*"],
+        allowed_origins=["http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*"],
+    )
+
+
+def create_app(
+    home: str | os.PathLike[str] | None = None,
+    *,
+    agent: str | None = None,
+    open_memory: MemoryOpener | None = None,
+    token: str | None = None,
+    host: str = "127.0.0.1",
+    max_body_bytes: int = MAX_BODY_BYTES,
+) -> FastAPI:
+    """The ASGI app serving the memory under ``home``.
+
+    ``agent`` is the default agent when a request names none; ``open_memory``
+    opens the ``Memory`` of an agent id (default ``Memory.open(home, agent_id)``;
+    the CLI passes one that honours ``--set``; tests pass a hash embedder).
+    ``token`` defaults to the one stored in ``home``.
+    """
+    home_path = resolve_home(home)
+    opener = open_memory or (lambda agent_id: Memory.open(home_path, agent_id))
+    memories = AgentMemories(opener, default_agent=agent)
+    mcp_server = build_server(memories.get)
+    sessions = StreamableHTTPSessionManager(app=mcp_server, security_settings=_mcp_security(host))
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        async with sessions.run():
+            try:
+                yield
+            finally:
+                memories.close()
+
+    app = FastAPI(
+        title="memdir",
+        version=__version__,
+        summary="Persistent, searchable, self-curating memory for AI agents, kept as Markdown.",
+        lifespan=lifespan,
+        docs_url=None,
+        redoc_url=None,
+    )
+    app.state.memories = memories
+    app.state.home = home_path
+    install_problem_handlers(app)
+    app.include_router(router)
+    app.router.routes.append(Route("/mcp", endpoint=StreamableHTTPASGIApp(sessions)))
+
+    @app.get("/health", tags=["health"])
+    def health() -> dict[str, str]:
+        """Liveness check; needs no token."""
+        return {"status": "ok", "version": __version__}
+
+    app.add_middleware(BodyLimit, max_bytes=max_body_bytes)
+    app.add_middleware(BearerAuth, token=token or load_or_create_token(home_path))
+    return app

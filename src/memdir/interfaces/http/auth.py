@@ -1,0 +1,163 @@
+"""Bearer-token auth and the request body limit, as plain ASGI middleware.
+
+The token lives in ``$MEMDIR_HOME/api-token``: the first run creates it
+(``secrets.token_urlsafe``, mode 0600, written to a temp file and hard-linked into
+place so two first runs agree on one token) and every later run reuses it.
+Pure ASGI (not ``BaseHTTPMiddleware``) so the MCP stream under ``/mcp`` passes
+through untouched.
+"""
+
+from __future__ import annotations
+
+import hmac
+import json
+import logging
+import os
+import secrets
+from pathlib import Path
+
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from memdir.config import resolve_home
+from memdir.errors import ConfigError
+
+log = logging.getLogger(__name__)
+
+TOKEN_FILE = "api-token"
+PUBLIC_PATHS = frozenset({"/health", "/openapi.json"})
+
+
+def token_path(home: str | os.PathLike[str] | None = None) -> Path:
+    """Where the API token of ``home`` is kept."""
+    return resolve_home(home) / TOKEN_FILE
+
+
+def load_or_create_token(home: str | os.PathLike[str] | None = None) -> str:
+    """The API token of ``home``, created on first use (mode 0600)."""
+    path = token_path(home)
+    if not path.exists():
+        _create_token(path)
+    token = path.read_text(encoding="utf-8").strip()
+    if len(token) < 16:
+        raise ConfigError(
+            f"the API token in {str(path)!r} is empty or too short; delete the file and "
+            "restart the server to create a new one"
+        )
+    return token
+
+
+def _create_token(path: Path) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temp = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}")
+    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(secrets.token_urlsafe(32) + "\n")
+            handle.flush()
+            os.fsync(handle.fileno())
+        try:
+            os.link(temp, path)  # atomic, and never replaces a token another process made
+            log.info("created the API token at %s", path)
+        except FileExistsError:
+            pass
+    finally:
+        temp.unlink(missing_ok=True)
+
+
+async def send_problem(
+    send: Send, status: int, title: str, detail: str, headers: dict[str, str] | None = None
+) -> None:
+    """Answer with an RFC 9457 problem document from ASGI middleware."""
+    body = json.dumps(
+        {"type": "about:blank", "title": title, "status": status, "detail": detail}
+    ).encode()
+    raw = [
+        (b"content-type", b"application/problem+json"),
+        (b"content-length", str(len(body)).encode()),
+    ]
+    raw.extend((k.lower().encode(), v.encode()) for k, v in (headers or {}).items())
+    await send({"type": "http.response.start", "status": status, "headers": raw})
+    await send({"type": "http.response.body", "body": body})
+
+
+class BearerAuth:
+    """Refuses every HTTP request but ``PUBLIC_PATHS`` without the right bearer token."""
+
+    def __init__(self, app: ASGIApp, token: str) -> None:
+        self.app = app
+        self._token = token.encode()
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["path"] in PUBLIC_PATHS:
+            await self.app(scope, receive, send)
+            return
+        if self._authorized(scope):
+            await self.app(scope, receive, send)
+            return
+        await send_problem(
+            send,
+            401,
+            "Unauthorized",
+            "missing or wrong bearer token; send 'Authorization: Bearer <token>' with the "
+            "token from $MEMDIR_HOME/api-token",
+            {"WWW-Authenticate": 'Bearer realm="memdir"'},
+        )
+
+    def _authorized(self, scope: Scope) -> bool:
+        for name, value in scope.get("headers", []):
+            if name == b"authorization":
+                scheme, _, credentials = value.partition(b" ")
+                if scheme.lower() == b"bearer":
+                    return hmac.compare_digest(credentials.strip(), self._token)
+        return False
+
+
+class _BodyTooLarge(Exception):
+    pass
+
+
+class BodyLimit:
+    """Answers 413 when a request body exceeds ``max_bytes`` (declared or streamed)."""
+
+    def __init__(self, app: ASGIApp, max_bytes: int) -> None:
+        self.app = app
+        self.max_bytes = max_bytes
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        declared = dict(scope.get("headers", [])).get(b"content-length")
+        if declared is not None and declared.isdigit() and int(declared) > self.max_bytes:
+            await self._refuse(send)
+            return
+        seen = 0
+        started = False
+
+        async def limited_receive() -> Message:
+            nonlocal seen
+            message = await receive()
+            if message["type"] == "http.request":
+                seen += len(message.get("body", b""))
+                if seen > self.max_bytes:
+                    raise _BodyTooLarge
+            return message
+
+        async def tracking_send(message: Message) -> None:
+            nonlocal started
+            started = started or message["type"] == "http.response.start"
+            await send(message)
+
+        try:
+            await self.app(scope, limited_receive, tracking_send)
+        except _BodyTooLarge:
+            if not started:
+                await self._refuse(send)
+
+    async def _refuse(self, send: Send) -> None:
+        await send_problem(
+            send,
+            413,
+            "Content Too Large",
+            f"the request body is larger than {self.max_bytes} bytes; send less",
+        )

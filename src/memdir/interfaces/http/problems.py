@@ -1,0 +1,126 @@
+"""Errors as RFC 9457 problem JSON: the MemdirError tree mapped to HTTP statuses."""
+
+from __future__ import annotations
+
+import logging
+import re
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from memdir.errors import (
+    ChatModelError,
+    ConfigError,
+    ContextLengthError,
+    DependencyError,
+    EditError,
+    EmbeddingError,
+    IndexMismatchError,
+    InvalidAgentIdError,
+    InvalidInputError,
+    InvalidPathError,
+    MemdirError,
+    NotFoundError,
+    StoreError,
+)
+from memdir.tools import ToolError
+
+log = logging.getLogger(__name__)
+
+PROBLEM_TYPE = "application/problem+json"
+TYPE_PREFIX = "urn:memdir:error:"
+
+# Most specific first: the first class an error is an instance of decides.
+STATUS_BY_ERROR: tuple[tuple[type[MemdirError], int], ...] = (
+    (InvalidPathError, 400),
+    (InvalidAgentIdError, 400),
+    (InvalidInputError, 422),
+    (NotFoundError, 404),
+    (EditError, 409),
+    (IndexMismatchError, 409),
+    (StoreError, 503),
+    (EmbeddingError, 503),
+    (DependencyError, 501),
+    (ContextLengthError, 413),
+    (ChatModelError, 502),
+    (ConfigError, 500),
+)
+
+
+class NotAvailableError(MemdirError):
+    """A route whose feature is not wired in this version of memdir (HTTP 501)."""
+
+
+def _slug(name: str) -> str:
+    return re.sub(r"(?<!^)(?=[A-Z])", "-", name.removesuffix("Error")).lower()
+
+
+def problem(
+    status: int, title: str, detail: str, type_: str = "about:blank", instance: str | None = None
+) -> JSONResponse:
+    body: dict[str, object] = {"type": type_, "title": title, "status": status, "detail": detail}
+    if instance:
+        body["instance"] = instance
+    return JSONResponse(body, status_code=status, media_type=PROBLEM_TYPE)
+
+
+def status_of(error: MemdirError) -> int:
+    if isinstance(error, NotAvailableError):
+        return 501
+    if isinstance(error, ToolError):
+        cause = error.__cause__
+        return status_of(cause) if isinstance(cause, MemdirError) else 422
+    return next((status for cls, status in STATUS_BY_ERROR if isinstance(error, cls)), 500)
+
+
+def problem_for(error: MemdirError, instance: str | None = None) -> JSONResponse:
+    """The problem document for a memdir error; ``type`` names the error class."""
+    status = status_of(error)
+    source = error.__cause__ if isinstance(error, ToolError) else error
+    name = type(source).__name__ if isinstance(source, MemdirError) else "InvalidArguments"
+    title = re.sub(r"(?<!^)(?=[A-Z])", " ", name.removesuffix("Error")).capitalize()
+    if status >= 500 and status != 501:
+        log.error("request %s failed: %s", instance, error)
+    return problem(status, title, str(error), TYPE_PREFIX + _slug(name), instance)
+
+
+async def _on_memdir_error(request: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, MemdirError)
+    return problem_for(exc, request.url.path)
+
+
+async def _on_validation_error(request: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, RequestValidationError)
+    parts = []
+    for error in exc.errors():
+        where = ".".join(str(p) for p in error.get("loc", ()) if p not in ("body", "query", "path"))
+        parts.append(f"{where or 'request'}: {error.get('msg', 'invalid')}")
+    return problem(
+        422, "Invalid request", "; ".join(parts), TYPE_PREFIX + "invalid-request", request.url.path
+    )
+
+
+async def _on_http_error(request: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, StarletteHTTPException)
+    title = {404: "Not Found", 405: "Method Not Allowed"}.get(exc.status_code, "HTTP error")
+    detail = str(exc.detail)
+    if exc.status_code == 404 and detail == "Not Found":
+        detail = f"no route {request.url.path!r}; see /openapi.json for the routes"
+    return problem(exc.status_code, title, detail, instance=request.url.path)
+
+
+async def _on_unexpected(request: Request, exc: Exception) -> JSONResponse:
+    # Boundary: a bug in one request becomes a 500 problem, logged with its traceback.
+    log.error("unexpected error in %s %s", request.method, request.url.path, exc_info=exc)
+    detail = "an unexpected error occurred; see the memdir server log"
+    return problem(500, "Internal Server Error", detail, instance=request.url.path)
+
+
+def install_problem_handlers(app: FastAPI) -> None:
+    """Answer every error of ``app`` with problem JSON."""
+    app.add_exception_handler(Exception, _on_unexpected)
+    app.add_exception_handler(MemdirError, _on_memdir_error)
+    app.add_exception_handler(RequestValidationError, _on_validation_error)
+    app.add_exception_handler(StarletteHTTPException, _on_http_error)

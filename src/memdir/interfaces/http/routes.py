@@ -1,0 +1,221 @@
+"""The ``/api/v1`` routes: each parses, calls one ``Memory`` method and renders JSON.
+
+Handlers are plain ``def``: FastAPI runs them in its worker threads, so the
+synchronous core never blocks the event loop. ``?agent=ID`` scopes every call.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated, Any, Literal
+
+from fastapi import APIRouter, Body, Depends, Path, Query, Request
+from fastapi.encoders import jsonable_encoder
+from pydantic import BaseModel, ConfigDict, Field
+
+from memdir.interfaces.http.problems import NotAvailableError
+from memdir.memory import Memory
+from memdir.tools import (
+    MAX_CONTENT_CHARS,
+    MemoryRecallArgs,
+    MemorySaveArgs,
+    anthropic_tool_schemas,
+    call_tool,
+    openai_tool_schemas,
+)
+
+router = APIRouter(prefix="/api/v1")
+
+AgentQuery = Annotated[
+    str | None,
+    Query(description="Agent id; default: the server's agent (or the global workspace)."),
+]
+
+
+def memory_of(request: Request, agent: AgentQuery = None) -> Memory:
+    memory: Memory = request.app.state.memories.get(agent)
+    return memory
+
+
+MemoryDep = Annotated[Memory, Depends(memory_of)]
+
+
+class _Body(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class WriteBody(_Body):
+    content: str = Field(max_length=MAX_CONTENT_CHARS)
+
+
+class EditBody(_Body):
+    old_text: str = Field(min_length=1, max_length=MAX_CONTENT_CHARS)
+    new_text: str = Field(max_length=MAX_CONTENT_CHARS)
+    replace_all: bool = False
+
+
+# -- search and files ---------------------------------------------------------------
+
+
+@router.get("/search", tags=["search"])
+def search_memory(
+    memory: MemoryDep,
+    query: Annotated[str, Query(min_length=1, max_length=2000)],
+    max_results: Annotated[int, Query(ge=1, le=100)] = 6,
+    min_score: Annotated[float | None, Query(ge=0.0, le=2.0)] = None,
+    scope: Literal["agent", "global", "all"] = "agent",
+    sync: Annotated[bool, Query(description="Sync the index first (incremental).")] = True,
+) -> dict[str, Any]:
+    """Hybrid search; each hit carries its ``path:start-end`` citation and score breakdown."""
+    if sync:
+        memory.sync()
+    results = memory.search(query, max_results=max_results, min_score=min_score, scope=scope)
+    hits = [{**jsonable_encoder(hit), "citation": hit.citation} for hit in results.hits]
+    return {"query": query, "hits": hits, "notice": results.notice}
+
+
+@router.get("/files", tags=["files"])
+def list_files(
+    memory: MemoryDep, prefix: Annotated[str, Query(max_length=512)] = ""
+) -> dict[str, list[str]]:
+    """Workspace Markdown files whose path starts with ``prefix``."""
+    return {"files": memory.list_files(prefix)}
+
+
+@router.get("/files/{path:path}", tags=["files"])
+def read_file(
+    memory: MemoryDep,
+    path: str,
+    from_line: Annotated[int | None, Query(alias="from", ge=1)] = None,
+    lines: Annotated[int | None, Query(ge=1, le=100_000)] = None,
+) -> dict[str, Any]:
+    """A whole file, or ``lines`` lines from line ``from`` with line numbers."""
+    if from_line is None and lines is None:
+        return {"path": path, "content": memory.read_file(path)}
+    part: dict[str, Any] = jsonable_encoder(memory.get(path, from_line=from_line, lines=lines))
+    return part
+
+
+@router.put("/files/{path:path}", tags=["files"])
+def write_file(memory: MemoryDep, path: str, body: WriteBody) -> dict[str, Any]:
+    """Create or replace a file atomically."""
+    memory.write_file(path, body.content)
+    return {"path": path, "chars": len(body.content)}
+
+
+@router.patch("/files/{path:path}", tags=["files"])
+def edit_file(memory: MemoryDep, path: str, body: EditBody) -> dict[str, Any]:
+    """Exact find-and-replace; 409 when ``old_text`` is missing or ambiguous."""
+    count = memory.edit_file(path, body.old_text, body.new_text, replace_all=body.replace_all)
+    return {"path": path, "replacements": count}
+
+
+# -- facts ---------------------------------------------------------------------------
+
+
+@router.post("/facts", tags=["facts"], status_code=201)
+def save_fact(memory: MemoryDep, body: MemorySaveArgs) -> Any:
+    """Save a fact to today's daily note and the facts store."""
+    return jsonable_encoder(
+        memory.save(body.content, category=body.category, importance=body.importance)
+    )
+
+
+@router.get("/facts/recall", tags=["facts"])
+def recall_facts(memory: MemoryDep, args: Annotated[MemoryRecallArgs, Query()]) -> dict[str, Any]:
+    """Facts relevant to ``query`` (``as_of`` for what was true at a moment)."""
+    found = memory.recall(args.query, category=args.category, as_of=args.as_of, limit=args.limit)
+    return {"query": args.query, "facts": jsonable_encoder(found)}
+
+
+@router.get("/facts", tags=["facts"])
+def list_facts(
+    memory: MemoryDep,
+    category: Annotated[str | None, Query(max_length=32)] = None,
+    as_of: datetime | None = None,
+    include_superseded: bool = False,
+) -> dict[str, Any]:
+    """All facts, optionally of one category, as of a moment, with superseded ones."""
+    found = memory.list_facts(category=category, as_of=as_of, include_superseded=include_superseded)
+    return {"facts": jsonable_encoder(found)}
+
+
+@router.delete("/facts/{fact_id}", tags=["facts"])
+def forget_fact(
+    memory: MemoryDep,
+    fact_id: Annotated[str, Path(min_length=1, max_length=128)],
+    reason: Annotated[str, Query(min_length=1, max_length=500)],
+) -> Any:
+    """Retire a fact (it stays queryable with ``as_of``); ``reason`` is recorded."""
+    return jsonable_encoder(memory.forget(fact_id=fact_id, reason=reason))
+
+
+# -- prompt, context, index -------------------------------------------------------------
+
+
+@router.get("/prompt", tags=["prompt"])
+def system_prompt(memory: MemoryDep) -> dict[str, str]:
+    """The system prompt assembled from the workspace."""
+    return {"prompt": memory.system_prompt()}
+
+
+@router.get("/context", tags=["prompt"])
+def context_report(memory: MemoryDep) -> Any:
+    """Per-file status (OK/TRUNCATED/MISSING) and sizes of what the prompt carries."""
+    return jsonable_encoder(memory.context_report())
+
+
+@router.get("/index/status", tags=["index"])
+def index_status(memory: MemoryDep) -> Any:
+    """Files, chunks and vectors in the index, and the embedder it was built with."""
+    return jsonable_encoder(memory.index_status())
+
+
+@router.post("/index/sync", tags=["index"])
+def sync_index(memory: MemoryDep, all_agents: bool = False) -> Any:
+    """Bring the index up to date with the files (incremental)."""
+    return jsonable_encoder(memory.sync(all_agents=all_agents))
+
+
+@router.get("/agents", tags=["workspace"])
+def list_agents(memory: MemoryDep) -> dict[str, list[str]]:
+    """Ids of the agent workspaces under this home."""
+    return {"agents": memory.agents()}
+
+
+# -- curation (wired by the curate layer) ------------------------------------------------
+
+
+def curation_not_available(what: str) -> NotAvailableError:
+    return NotAvailableError(f"{what} is not available yet in this memdir version; use the CLI")
+
+
+@router.post("/memory/{agent}/summarize/{conversation}", tags=["curation"])
+def summarize_conversation(agent: str, conversation: str) -> Any:
+    """Curate memory from one conversation transcript (501 until curation lands)."""
+    raise curation_not_available("conversation summarization")
+
+
+@router.post("/memory/{agent}/emergence", tags=["curation"])
+def run_emergence(agent: str) -> Any:
+    """Consolidate recent daily notes into MEMORY.md (501 until curation lands)."""
+    raise curation_not_available("consolidation (emergence)")
+
+
+# -- the agent tools ------------------------------------------------------------------------
+
+
+@router.get("/tools", tags=["tools"])
+def tool_schemas(
+    fmt: Annotated[Literal["openai", "anthropic"], Query(alias="format")] = "openai",
+) -> Any:
+    """The memory tools as function-calling schemas."""
+    return openai_tool_schemas() if fmt == "openai" else anthropic_tool_schemas()
+
+
+@router.post("/tools/{name}", tags=["tools"])
+def run_tool(
+    memory: MemoryDep, name: str, arguments: Annotated[dict[str, Any], Body()]
+) -> dict[str, str]:
+    """Run one memory tool with a JSON object of arguments; returns its text."""
+    return {"tool": name, "result": call_tool(memory, name, arguments)}

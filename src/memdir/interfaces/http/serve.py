@@ -1,0 +1,87 @@
+"""``memdir serve``: the REST API and MCP over HTTP under uvicorn, plus background services.
+
+Background services (the file watcher that re-syncs the index on change, and the
+curation scheduler once it exists) start before the server and stop after it.
+Each is built by a factory that receives the server's ``AgentMemories``.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Protocol
+
+import uvicorn
+
+from memdir.config import resolve_home
+from memdir.errors import MemdirError
+from memdir.index import Watcher
+from memdir.interfaces.http.app import create_app
+from memdir.interfaces.http.memories import AgentMemories, MemoryOpener
+
+log = logging.getLogger(__name__)
+
+
+class BackgroundService(Protocol):
+    """Something that runs beside the server: started before it, stopped after it."""
+
+    def start(self) -> None: ...
+
+    def stop(self) -> None: ...
+
+
+ServiceFactory = Callable[[AgentMemories], BackgroundService | None]
+
+
+def watch_and_sync(debounce_ms: int = 500) -> ServiceFactory:
+    """A factory for the file watcher: on a change under the home, re-sync every agent."""
+
+    def build(memories: AgentMemories) -> BackgroundService:
+        home = memories.get(None).home
+        roots = [home / "workspace", home / "agents"]
+        for root in roots:
+            root.mkdir(parents=True, exist_ok=True)
+
+        def on_change(changed: set[Path]) -> None:
+            try:
+                report = memories.get(None).sync(all_agents=True)
+            except MemdirError as exc:  # keep watching; the next change retries
+                log.warning("re-sync after %d changed file(s) failed: %s", len(changed), exc)
+                return
+            log.info("re-synced the index after %d changed file(s): %s", len(changed), report)
+
+        return Watcher(roots, on_change, debounce_ms=debounce_ms)
+
+    return build
+
+
+def serve(
+    home: str | os.PathLike[str] | None = None,
+    host: str = "127.0.0.1",
+    port: int = 8765,
+    agent: str | None = None,
+    *,
+    open_memory: MemoryOpener | None = None,
+    services: Sequence[ServiceFactory] | None = None,
+    log_level: str = "warning",
+) -> None:
+    """Serve the REST API (``/api/v1``) and MCP (``/mcp``) until interrupted.
+
+    ``services`` default to the file watcher; pass ``[]`` for none, or add the
+    scheduler's factory. Binds 127.0.0.1 unless ``host`` says otherwise.
+    """
+    home_path = resolve_home(home)
+    app = create_app(home_path, agent=agent, open_memory=open_memory, host=host)
+    memories: AgentMemories = app.state.memories
+    factories = [watch_and_sync()] if services is None else list(services)
+    running = [s for s in (factory(memories) for factory in factories) if s is not None]
+    for service in running:
+        service.start()
+    try:
+        config = uvicorn.Config(app, host=host, port=port, log_level=log_level, lifespan="on")
+        uvicorn.Server(config).run()
+    finally:
+        for service in reversed(running):
+            service.stop()

@@ -1,0 +1,500 @@
+"""The agent tools, defined once: name, description, argument model and runner.
+
+Every edge that exposes memory to a model builds on ``TOOLS``: the MCP server lists
+them, ``openai_tool_schemas()`` and ``anthropic_tool_schemas()`` render them for
+function calling, and ``call_tool`` runs one by name. A runner takes the ``Memory``
+and the validated arguments and returns plain text written for an agent.
+
+    from memdir.tools import call_tool
+    text = call_tool(memory, "memory_search", {"query": "database decision"})
+
+Bad arguments and every ``MemdirError`` become a ``ToolError`` whose message says
+what went wrong and what to do next; nothing else is caught.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, is_dataclass
+from dataclasses import fields as dc_fields
+from datetime import datetime
+from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar
+
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
+
+from memdir.errors import MemdirError
+from memdir.search import SearchResults
+from memdir.workspace import FileSlice
+
+if TYPE_CHECKING:
+    from memdir.memory import Memory
+
+log = logging.getLogger(__name__)
+
+ArgsT = TypeVar("ArgsT", bound=BaseModel)
+MAX_CONTENT_CHARS = 2_000_000
+
+
+class ToolError(MemdirError):
+    """A tool call failed; the message is meant for the agent that made the call."""
+
+
+# -- arguments ------------------------------------------------------------------------
+
+Scope = Literal["agent", "global", "all"]
+_PATH = Field(
+    min_length=1,
+    max_length=512,
+    description="Workspace-relative Markdown path such as 'MEMORY.md' or 'memory/2024-05-01.md'.",
+)
+_CATEGORY = Field(
+    default=None,
+    pattern=r"^[a-z][a-z0-9_-]{0,31}$",
+    description="preference, decision, fact, context, or another short lower-case word.",
+)
+
+
+class _Args(BaseModel):
+    model_config = ConfigDict(extra="forbid", str_strip_whitespace=False)
+
+
+class MemorySearchArgs(_Args):
+    query: str = Field(min_length=1, max_length=2000, description="What to look for.")
+    max_results: int = Field(6, ge=1, le=50, description="How many hits to return.")
+    min_score: float | None = Field(
+        None, ge=0.0, le=2.0, description="Drop hits scoring below this (default: configured)."
+    )
+    scope: Scope = Field(
+        "agent",
+        description="agent: your workspace and the global one; global: only the global "
+        "workspace; all: every agent (if the server allows it).",
+    )
+
+
+class MemoryGetArgs(_Args):
+    path: str = _PATH
+    from_line: int | None = Field(None, ge=1, description="First line to read (1-based).")
+    lines: int | None = Field(None, ge=1, le=10_000, description="How many lines to read.")
+
+
+class MemorySaveArgs(_Args):
+    content: str = Field(
+        min_length=1, max_length=4000, description="One short, self-contained statement."
+    )
+    category: str | None = _CATEGORY
+    importance: float | None = Field(
+        None, ge=0.0, le=1.0, description="0 (trivial) to 1 (critical); default: estimated."
+    )
+
+
+class MemoryRecallArgs(_Args):
+    query: str = Field(min_length=1, max_length=2000, description="What you want to know.")
+    category: str | None = _CATEGORY
+    as_of: datetime | None = Field(
+        None, description="ISO 8601 date or datetime: recall what was true at that moment."
+    )
+    limit: int = Field(5, ge=1, le=50, description="How many facts to return.")
+
+    @field_validator("as_of", mode="before")
+    @classmethod
+    def _date_only(cls, value: object) -> object:
+        if isinstance(value, str) and len(value) == 10:
+            return f"{value}T23:59:59"  # a bare date means the end of that day
+        return value
+
+
+class MemoryForgetArgs(_Args):
+    fact_id: str | None = Field(
+        None, min_length=1, max_length=128, description="Id of the fact (from memory_recall)."
+    )
+    query: str | None = Field(
+        None, min_length=1, max_length=2000, description="Text matching the fact to retire."
+    )
+    reason: str = Field(min_length=1, max_length=500, description="Why the fact is retired.")
+
+    @model_validator(mode="after")
+    def _one_target(self) -> MemoryForgetArgs:
+        if (self.fact_id is None) == (self.query is None):
+            raise ValueError("pass exactly one of fact_id or query")
+        return self
+
+
+class MemoryListFilesArgs(_Args):
+    prefix: str = Field(
+        "", max_length=512, description="Only paths starting with this, e.g. 'memory/'."
+    )
+
+
+class MemoryReadFileArgs(_Args):
+    path: str = _PATH
+
+
+class MemoryWriteFileArgs(_Args):
+    path: str = _PATH
+    content: str = Field(max_length=MAX_CONTENT_CHARS, description="The whole new file content.")
+
+
+class MemoryEditFileArgs(_Args):
+    path: str = _PATH
+    old_text: str = Field(
+        min_length=1, max_length=MAX_CONTENT_CHARS, description="Exact text to replace."
+    )
+    new_text: str = Field(max_length=MAX_CONTENT_CHARS, description="Replacement text.")
+    replace_all: bool = Field(False, description="Replace every occurrence, not just one.")
+
+
+# -- rendering: results as text for an agent --------------------------------------------
+
+
+def render_search(query: str, results: SearchResults) -> str:
+    if not results.hits:
+        notice = f" {results.notice}" if results.notice else ""
+        return f"No memory matched {query!r}.{notice}"
+    lines = [f"{len(results.hits)} result(s) for {query!r} (cite as path:start-end):"]
+    for rank, hit in enumerate(results.hits, start=1):
+        parts = ", ".join(
+            f"{key} {value:.3f}"
+            for key, value in sorted(hit.breakdown.items())
+            if value and key != "final" and not key.endswith("_raw")
+        )
+        lines.append(
+            f"\n[{rank}] {hit.citation}  score {hit.score:.3f}" + (f" ({parts})" if parts else "")
+        )
+        lines.extend(f"    {line}" for line in hit.text.strip().splitlines())
+    return "\n".join(lines)
+
+
+def render_file_slice(part: FileSlice) -> str:
+    if part.total_lines == 0:
+        return f"{part.path} is empty."
+    return (
+        f"{part.path} lines {part.start_line}-{part.end_line} of {part.total_lines}:\n{part.text}"
+    )
+
+
+def render_file_list(prefix: str, paths: list[str]) -> str:
+    if not paths:
+        where = f" under {prefix!r}" if prefix else ""
+        return f"No Markdown files{where}."
+    return "\n".join(paths)
+
+
+def _fields(value: object) -> dict[str, Any]:
+    """The public fields of a result value, nested values (``fact=``) merged in."""
+    if is_dataclass(value) and not isinstance(value, type):
+        items = {f.name: getattr(value, f.name) for f in dc_fields(value)}
+    elif isinstance(value, BaseModel):
+        items = dict(value)
+    else:
+        items = {k: v for k, v in vars(value).items() if not k.startswith("_")}
+    merged: dict[str, Any] = {}
+    for key, item in items.items():
+        if key == "fact" and not isinstance(item, str | int | float):
+            merged.update(_fields(item))
+        else:
+            merged[key] = item
+    return merged
+
+
+def _stamp(value: object) -> str:
+    return value.isoformat(timespec="seconds") if isinstance(value, datetime) else str(value)
+
+
+def render_fact(value: object) -> str:
+    """One fact on one line: ``[id] content (category, importance, dates)``."""
+    data = _fields(value)
+    details = [str(data[k]) for k in ("category",) if data.get(k)]
+    for key in ("importance", "score"):
+        if isinstance(data.get(key), int | float):
+            details.append(f"{key} {data[key]:.2f}")
+    if data.get("recorded_at"):
+        details.append(f"recorded {_stamp(data['recorded_at'])}")
+    if data.get("valid_to"):
+        details.append(f"valid until {_stamp(data['valid_to'])}")
+    if data.get("supersedes"):
+        details.append(f"supersedes {data['supersedes']}")
+    suffix = f" ({'; '.join(details)})" if details else ""
+    return f"[{data.get('id', '?')}] {data.get('content', '')}{suffix}"
+
+
+def _related(data: Mapping[str, Any], keys: tuple[str, ...]) -> list[str]:
+    lines = []
+    for key in keys:
+        items = data.get(key)
+        if not items:
+            continue
+        items = items if isinstance(items, list | tuple) else [items]
+        lines.append(f"{key.replace('_', ' ')}:")
+        lines.extend(
+            f"  {render_fact(item) if not isinstance(item, str) else item}" for item in items
+        )
+    return lines
+
+
+def render_save(result: object) -> str:
+    data = _fields(result)
+    lines = [f"Saved: {render_fact(result)}"]
+    if data.get("path"):
+        lines.append(f"written to {data['path']}")
+    lines.extend(_related(data, ("superseded", "duplicates")))
+    return "\n".join(lines)
+
+
+def render_recall(query: str, facts: list[Any]) -> str:
+    if not facts:
+        return f"No saved facts match {query!r}."
+    return "\n".join([f"{len(facts)} fact(s) for {query!r}:", *(render_fact(f) for f in facts)])
+
+
+def render_forget(result: object) -> str:
+    data = _fields(result)
+    forgotten = data.get("forgotten") or data.get("facts")
+    if forgotten is not None:
+        items = forgotten if isinstance(forgotten, list | tuple) else [forgotten]
+        if not items:
+            return "No fact was retired."
+        return "\n".join(["Retired:", *(f"  {render_fact(item)}" for item in items)])
+    return f"Retired: {render_fact(result)}"
+
+
+@dataclass(frozen=True)
+class ToolSpec(Generic[ArgsT]):
+    """One agent tool: what it is called, when to use it, what it takes, what it does."""
+
+    name: str
+    description: str
+    args_model: type[ArgsT]
+    run: Callable[[Memory, ArgsT], str]
+    read_only: bool = True
+
+    def input_schema(self) -> dict[str, Any]:
+        """The JSON schema of the arguments (pydantic titles stripped)."""
+        schema: dict[str, Any] = _strip_titles(self.args_model.model_json_schema())
+        return schema
+
+    def invoke(self, memory: Memory, arguments: Mapping[str, Any]) -> str:
+        """Validate ``arguments`` and run the tool; failures become ``ToolError``."""
+        try:
+            args = self.args_model.model_validate(dict(arguments))
+        except ValidationError as exc:
+            raise ToolError(_validation_message(self.name, exc)) from exc
+        try:
+            return self.run(memory, args)
+        except MemdirError as exc:
+            raise ToolError(f"{self.name} failed: {exc}") from exc
+
+
+def _strip_titles(schema: Any) -> Any:
+    if isinstance(schema, dict):
+        return {
+            key: _strip_titles(value)
+            for key, value in schema.items()
+            if not (key == "title" and isinstance(value, str))
+        }
+    if isinstance(schema, list):
+        return [_strip_titles(item) for item in schema]
+    return schema
+
+
+def _validation_message(name: str, exc: ValidationError) -> str:
+    problems = []
+    for error in exc.errors(include_url=False):
+        where = ".".join(str(part) for part in error["loc"]) or "arguments"
+        problems.append(f"{where}: {error['msg']}")
+    return f"invalid arguments for {name}: " + "; ".join(problems) + "; fix them and call again"
+
+
+# -- runners: parse nothing, call Memory, render text ----------------------------------
+
+
+def _search(memory: Memory, args: MemorySearchArgs) -> str:
+    memory.sync()  # incremental: picks up files written since the last call
+    results = memory.search(
+        args.query, max_results=args.max_results, min_score=args.min_score, scope=args.scope
+    )
+    return render_search(args.query, results)
+
+
+def _get(memory: Memory, args: MemoryGetArgs) -> str:
+    return render_file_slice(memory.get(args.path, from_line=args.from_line, lines=args.lines))
+
+
+def _save(memory: Memory, args: MemorySaveArgs) -> str:
+    return render_save(
+        memory.save(args.content, category=args.category, importance=args.importance)
+    )
+
+
+def _recall(memory: Memory, args: MemoryRecallArgs) -> str:
+    facts = memory.recall(args.query, category=args.category, as_of=args.as_of, limit=args.limit)
+    return render_recall(args.query, facts)
+
+
+def _forget(memory: Memory, args: MemoryForgetArgs) -> str:
+    return render_forget(memory.forget(fact_id=args.fact_id, query=args.query, reason=args.reason))
+
+
+def _list_files(memory: Memory, args: MemoryListFilesArgs) -> str:
+    return render_file_list(args.prefix, memory.list_files(args.prefix))
+
+
+def _read_file(memory: Memory, args: MemoryReadFileArgs) -> str:
+    text = memory.read_file(args.path)
+    return text if text else f"{args.path} is empty."
+
+
+def _write_file(memory: Memory, args: MemoryWriteFileArgs) -> str:
+    memory.write_file(args.path, args.content)
+    return f"Wrote {args.path} ({len(args.content)} characters)."
+
+
+def _edit_file(memory: Memory, args: MemoryEditFileArgs) -> str:
+    count = memory.edit_file(args.path, args.old_text, args.new_text, replace_all=args.replace_all)
+    return f"Edited {args.path}: replaced {count} occurrence{'s' if count != 1 else ''}."
+
+
+TOOLS: tuple[ToolSpec[Any], ...] = (
+    ToolSpec(
+        "memory_search",
+        "Search your long-term memory (MEMORY.md, daily notes, session notes, learnings) by "
+        "meaning and keywords. Use it BEFORE answering anything about past conversations, "
+        "decisions, people, preferences, dates or earlier work. Each hit is cited as "
+        "path:start-end with a score; read more around a hit with memory_get.",
+        MemorySearchArgs,
+        _search,
+    ),
+    ToolSpec(
+        "memory_get",
+        "Read specific lines of a memory file, numbered, e.g. after memory_search returned "
+        "'memory/2024-05-01.md:12-20'. Omit from_line and lines to read the whole file.",
+        MemoryGetArgs,
+        _get,
+    ),
+    ToolSpec(
+        "memory_save",
+        "Remember one durable fact: a preference, decision, fact about the user or project, "
+        "or context worth keeping. Write one short self-contained statement. It goes to "
+        "today's daily note and the facts store; a fact that updates an older one "
+        "supersedes it (the old one stays queryable by date).",
+        MemorySaveArgs,
+        _save,
+        read_only=False,
+    ),
+    ToolSpec(
+        "memory_recall",
+        "Recall saved facts relevant to a question, most relevant first, with their ids, "
+        "categories and dates. Pass as_of (ISO date or datetime) to see what was true then, "
+        "including facts that have since been superseded.",
+        MemoryRecallArgs,
+        _recall,
+    ),
+    ToolSpec(
+        "memory_forget",
+        "Retire a saved fact that is wrong or no longer true, by fact_id (from "
+        "memory_recall) or by a query matching it. Always give the reason. The fact is not "
+        "deleted: it gets an end date and stays visible to memory_recall with as_of.",
+        MemoryForgetArgs,
+        _forget,
+        read_only=False,
+    ),
+    ToolSpec(
+        "memory_list_files",
+        "List the Markdown files of your workspace, optionally only those whose path starts "
+        "with a prefix such as 'memory/' or 'learnings/'.",
+        MemoryListFilesArgs,
+        _list_files,
+    ),
+    ToolSpec(
+        "memory_read_file",
+        "Read a whole workspace file (e.g. MEMORY.md, USER.md, memory/2024-05-01.md). Use "
+        "it before editing so you can copy the exact text to replace.",
+        MemoryReadFileArgs,
+        _read_file,
+    ),
+    ToolSpec(
+        "memory_write_file",
+        "Create or replace a whole workspace Markdown file atomically. Prefer "
+        "memory_edit_file for changes to an existing file, and memory_save for single facts.",
+        MemoryWriteFileArgs,
+        _write_file,
+        read_only=False,
+    ),
+    ToolSpec(
+        "memory_edit_file",
+        "Replace exact text in a workspace file (e.g. update a line of MEMORY.md or USER.md). "
+        "old_text must match exactly once unless replace_all is true; read the file first "
+        "and copy the text, including whitespace.",
+        MemoryEditFileArgs,
+        _edit_file,
+        read_only=False,
+    ),
+)
+TOOLS_BY_NAME: dict[str, ToolSpec[Any]] = {tool.name: tool for tool in TOOLS}
+
+
+def find_tool(name: str) -> ToolSpec[Any]:
+    """The tool called ``name``; ``ToolError`` naming the known tools otherwise."""
+    try:
+        return TOOLS_BY_NAME[name]
+    except KeyError:
+        known = ", ".join(TOOLS_BY_NAME)
+        raise ToolError(f"unknown tool {name!r}; the memory tools are: {known}") from None
+
+
+def call_tool(memory: Memory, name: str, arguments: Mapping[str, Any] | None = None) -> str:
+    """Run the tool ``name`` with ``arguments`` (a JSON object) and return its text.
+
+    Raises ``ToolError`` for an unknown tool, invalid arguments or any ``MemdirError``.
+    """
+    if arguments is not None and not isinstance(arguments, Mapping):
+        raise ToolError(
+            f"arguments for {name} must be a JSON object, got {type(arguments).__name__}"
+        )
+    return find_tool(name).invoke(memory, arguments or {})
+
+
+def openai_tool_schemas() -> list[dict[str, Any]]:
+    """The tools in OpenAI chat-completions function-calling form."""
+    return [
+        {
+            "type": "function",
+            "function": {
+                "name": tool.name,
+                "description": tool.description,
+                "parameters": tool.input_schema(),
+            },
+        }
+        for tool in TOOLS
+    ]
+
+
+def anthropic_tool_schemas() -> list[dict[str, Any]]:
+    """The tools in Anthropic Messages API form."""
+    return [
+        {"name": tool.name, "description": tool.description, "input_schema": tool.input_schema()}
+        for tool in TOOLS
+    ]
+
+
+def parse_arguments(raw: str | Mapping[str, Any] | None) -> Mapping[str, Any]:
+    """Arguments as a model sent them: a JSON string (OpenAI) or an object (Anthropic)."""
+    if raw is None or isinstance(raw, Mapping):
+        return raw or {}
+    try:
+        parsed = json.loads(raw) if raw.strip() else {}
+    except json.JSONDecodeError as exc:
+        raise ToolError(
+            f"tool arguments are not valid JSON ({exc.msg}); send a JSON object"
+        ) from exc
+    if not isinstance(parsed, dict):
+        raise ToolError("tool arguments must be a JSON object")
+    return parsed

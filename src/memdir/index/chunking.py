@@ -1,0 +1,192 @@
+"""Markdown-aware chunking into ``chunk`` and ``block`` spans.
+
+Chunks are about ``chunk_tokens`` long (token estimate: ``ceil(chars / 4)``)
+and the next chunk repeats up to ``overlap_tokens`` of whole lines from the end
+of the previous one. Chunks are packed from whole blocks (a code block, table,
+list item or paragraph stays in one chunk when it fits), never split a line,
+and a new section (a heading) starts a new chunk once the current one is half
+full. Blocks are one span per markdown block (headings, rules and front matter
+are not blocks); a block over ``chunk_tokens`` is split on line boundaries.
+
+Every span knows its 1-based inclusive line range and its heading path; its
+text is exactly the lines of that range joined by ``\\n``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from itertools import accumulate
+
+from memdir.errors import InvalidInputError
+from memdir.index.markdown import Block, scan_blocks, split_lines
+from memdir.store.base import UnitKind
+
+_NOT_BLOCKS = frozenset({"heading", "rule", "front_matter"})
+
+
+@dataclass(frozen=True)
+class ChunkingOptions:
+    """Chunk size and overlap, in estimated tokens (``ceil(chars / 4)``)."""
+
+    chunk_tokens: int = 400
+    overlap_tokens: int = 80
+
+    def __post_init__(self) -> None:
+        if self.chunk_tokens < 1:
+            raise InvalidInputError(f"chunk_tokens must be >= 1, got {self.chunk_tokens!r}")
+        if not 0 <= self.overlap_tokens < self.chunk_tokens:
+            raise InvalidInputError(
+                f"overlap_tokens must be >= 0 and below chunk_tokens ({self.chunk_tokens}), "
+                f"got {self.overlap_tokens!r}"
+            )
+
+
+@dataclass(frozen=True)
+class Span:
+    """A chunk or block of one file, before the store gives it an id."""
+
+    kind: UnitKind
+    start_line: int  # 1-based, inclusive
+    end_line: int  # 1-based, inclusive
+    text: str
+    heading_path: tuple[str, ...]
+
+
+def estimate_tokens(text: str) -> int:
+    """The token estimate used everywhere in chunking: ``ceil(len(text) / 4)``."""
+    return -(-len(text) // 4)
+
+
+def embedding_text(heading_path: tuple[str, ...], text: str) -> str:
+    """What gets embedded: ``"heading > path\\n\\ntext"`` (just the text without headings)."""
+    if not heading_path:
+        return text
+    return " > ".join(heading_path) + "\n\n" + text
+
+
+def text_sha256(heading_path: tuple[str, ...], text: str) -> str:
+    """The cache key of a span: sha256 of its embedding text."""
+    return hashlib.sha256(embedding_text(heading_path, text).encode("utf-8")).hexdigest()
+
+
+class _Document:
+    """Lines with prefix sums, so the token estimate of any line range is O(1)."""
+
+    def __init__(self, lines: list[str]) -> None:
+        self.lines = lines
+        self._ends = [0, *accumulate(len(line) + 1 for line in lines)]
+
+    def tokens(self, start: int, end: int) -> int:
+        """Estimated tokens of lines ``start``..``end`` (0-based, inclusive) joined by newlines."""
+        chars = self._ends[end + 1] - self._ends[start] - 1
+        return -(-chars // 4)
+
+    def span(self, kind: UnitKind, start: int, end: int, headings: tuple[str, ...]) -> Span:
+        text = "\n".join(self.lines[start : end + 1])
+        return Span(kind, start + 1, end + 1, text, headings)
+
+
+def _split_block(doc: _Document, block: Block, opts: ChunkingOptions) -> list[Block]:
+    """Cut a block over ``chunk_tokens`` into line runs (a long line stands alone).
+
+    The runs are ``chunk_tokens - overlap_tokens`` long, so that a chunk holding one
+    run still has room for the overlap. Runs never start or end with a blank line.
+    """
+    if doc.tokens(block.start, block.end) <= opts.chunk_tokens:
+        return [block]
+    limit = max(1, opts.chunk_tokens - opts.overlap_tokens)
+    runs: list[tuple[int, int]] = []
+    start = block.start
+    for index in range(block.start, block.end + 1):
+        if index > start and doc.tokens(start, index) > limit:
+            runs.append((start, index - 1))
+            start = index
+    runs.append((start, block.end))
+    pieces = []
+    for first, last in runs:
+        while first <= last and not doc.lines[first].strip():
+            first += 1
+        while last >= first and not doc.lines[last].strip():
+            last -= 1
+        if first <= last:
+            pieces.append(Block(block.kind, first, last, block.heading_path))
+    return pieces
+
+
+def _line_headings(blocks: list[Block], line_count: int) -> list[tuple[str, ...]]:
+    """The heading path in effect at every line."""
+    paths: list[tuple[str, ...]] = [()] * line_count
+    current: tuple[str, ...] = ()
+    cursor = 0
+    for block in blocks:
+        for index in range(cursor, block.start):
+            paths[index] = current
+        if block.kind == "heading":
+            current = block.heading_path
+        for index in range(block.start, block.end + 1):
+            paths[index] = current if block.kind == "heading" else block.heading_path
+        cursor = block.end + 1
+    for index in range(cursor, line_count):
+        paths[index] = current
+    return paths
+
+
+def _overlap_start(
+    doc: _Document, chunk: tuple[int, int], nxt: Block, opts: ChunkingOptions
+) -> int:
+    """First line of the chunk after ``chunk``: repeat its tail within the overlap budget."""
+    first, last = chunk
+    start = nxt.start
+    for candidate in range(last, first, -1):
+        if doc.tokens(candidate, last) > opts.overlap_tokens:
+            break
+        if doc.tokens(candidate, nxt.end) > opts.chunk_tokens:
+            break
+        start = candidate
+    while start < nxt.start and not doc.lines[start].strip():
+        start += 1
+    return start
+
+
+def _pack_chunks(
+    doc: _Document, atoms: list[Block], opts: ChunkingOptions
+) -> list[tuple[int, int]]:
+    """Greedy packing of whole atoms into chunks of at most ``chunk_tokens`` (when possible)."""
+    chunks: list[tuple[int, int]] = []
+    index = 0
+    start = atoms[0].start if atoms else 0
+    while index < len(atoms):
+        end = atoms[index].end
+        index += 1
+        while index < len(atoms) and doc.tokens(start, atoms[index].end) <= opts.chunk_tokens:
+            section = atoms[index].kind == "heading"
+            if section and doc.tokens(start, end) * 2 >= opts.chunk_tokens:
+                break
+            end = atoms[index].end
+            index += 1
+        chunks.append((start, end))
+        if index < len(atoms):
+            nxt = atoms[index]
+            fresh = nxt.kind == "heading" or opts.overlap_tokens == 0
+            start = nxt.start if fresh else _overlap_start(doc, (start, end), nxt, opts)
+    return chunks
+
+
+def chunk_markdown(text: str, options: ChunkingOptions | None = None) -> list[Span]:
+    """All chunk spans, then all block spans, of one markdown document."""
+    opts = options or ChunkingOptions()
+    doc = _Document(split_lines(text))
+    blocks = scan_blocks(doc.lines)
+    headings = _line_headings(blocks, len(doc.lines))
+    atoms = [piece for block in blocks for piece in _split_block(doc, block, opts)]
+    spans = [
+        doc.span("chunk", start, end, headings[start])
+        for start, end in _pack_chunks(doc, atoms, opts)
+    ]
+    spans.extend(
+        doc.span("block", atom.start, atom.end, atom.heading_path)
+        for atom in atoms
+        if atom.kind not in _NOT_BLOCKS
+    )
+    return spans

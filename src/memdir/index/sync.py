@@ -1,0 +1,395 @@
+"""Incremental sync of markdown files into the index store.
+
+``sync_files`` receives the complete current set of files of some sources and
+makes the index match it:
+
+* unchanged files (same size and ``mtime_ns``, or same content hash) cost one
+  ``stat`` and no SQL beyond the one query that loads the file table;
+* renamed files (a new path whose hash equals a vanished path's) move their
+  units without re-chunking or re-embedding;
+* new and changed files are chunked; unit texts whose hash is in the embedding
+  cache reuse the cached vector, the rest are embedded in batches across files;
+* files of the listed sources that the index holds but ``files`` lacks are deleted.
+
+Per-file problems (binary, not UTF-8, too large, unreadable, vanished) are the
+documented error boundary: they are collected in the report and never abort.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+import numpy as np
+import numpy.typing as npt
+
+from memdir.embeddings.base import Embedder
+from memdir.errors import EmbeddingError, InvalidInputError
+from memdir.index.chunking import ChunkingOptions, chunk_markdown, embedding_text, text_sha256
+from memdir.store.base import EmbedderIdentity, Unit
+from memdir.store.records import FileKey, FileStamp, FileWrite
+from memdir.store.sqlite import SqliteStore
+
+log = logging.getLogger(__name__)
+
+Progress = Callable[[int, int, str], None]
+"""Called after each file as ``progress(done, total, path)``."""
+
+
+@dataclass(frozen=True)
+class SourceFile:
+    """One markdown file of a workspace: ``path`` is posix and relative to its root."""
+
+    source: str
+    path: str
+    abs_path: Path
+
+
+@dataclass(frozen=True)
+class SyncOptions:
+    """How files are read, chunked and embedded."""
+
+    chunking: ChunkingOptions = field(default_factory=ChunkingOptions)
+    max_file_bytes: int = 5 * 1024 * 1024
+    batch_size: int = 64  # texts per embedding call, across files
+    write_batch_files: int = 100  # files per write transaction
+
+    def __post_init__(self) -> None:
+        for name in ("max_file_bytes", "batch_size", "write_batch_files"):
+            if getattr(self, name) < 1:
+                raise InvalidInputError(f"{name} must be >= 1, got {getattr(self, name)!r}")
+
+
+@dataclass
+class SyncReport:
+    """What a sync did. ``skipped`` lists ``(path, reason)`` of files left out.
+
+    ``deleted`` counts files gone from disk; a file that was indexed and is now
+    skipped (say, no longer UTF-8) also leaves the index but counts as skipped.
+    """
+
+    added: int = 0
+    changed: int = 0
+    renamed: int = 0
+    deleted: int = 0
+    unchanged: int = 0
+    skipped: list[tuple[str, str]] = field(default_factory=list)
+    units_written: int = 0
+    embedded: int = 0
+    cache_hits: int = 0
+    seconds: float = 0.0
+
+
+class FileProblem(Exception):
+    """A file that cannot be indexed; the message is the reason in the report."""
+
+
+@dataclass(frozen=True)
+class _Parsed:
+    stamp: FileStamp
+    units: list[Unit]
+    is_new: bool
+
+
+def identity_of(embedder: Embedder) -> EmbedderIdentity:
+    """The identity an embedder leaves on the index."""
+    return EmbedderIdentity(embedder.provider, embedder.model, int(embedder.dimensions))
+
+
+def read_markdown(file: SourceFile, limit: int) -> tuple[bytes, str]:
+    """Read a file's bytes and text; raise ``FileProblem`` naming why it cannot be indexed."""
+    try:
+        with open(file.abs_path, "rb") as handle:
+            data = handle.read(limit + 1)
+    except FileNotFoundError as exc:
+        raise FileProblem("vanished during sync") from exc
+    except OSError as exc:
+        raise FileProblem(f"unreadable: {exc.strerror or exc}") from exc
+    if len(data) > limit:
+        raise FileProblem(f"larger than the {limit}-byte limit")
+    if b"\x00" in data[:8192]:
+        raise FileProblem("binary file (NUL bytes)")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise FileProblem(f"not UTF-8 (byte {exc.start}); re-save it as UTF-8") from exc
+    return data, text.removeprefix("\ufeff")
+
+
+def units_of(source: str, path: str, text: str, options: ChunkingOptions) -> list[Unit]:
+    """Chunk and block units of one file, each with the hash of its embedding text."""
+    return [
+        Unit(
+            source=source,
+            path=path,
+            kind=span.kind,
+            start_line=span.start_line,
+            end_line=span.end_line,
+            text=span.text,
+            heading_path=span.heading_path,
+            sha256=text_sha256(span.heading_path, span.text),
+        )
+        for span in chunk_markdown(text, options)
+    ]
+
+
+class _Writer:
+    """Collects parsed files, embeds cache misses in batches across files, writes in batches."""
+
+    def __init__(
+        self,
+        store: SqliteStore,
+        embedder: Embedder | None,
+        options: SyncOptions,
+        report: SyncReport,
+    ) -> None:
+        self.store = store
+        self.embedder = embedder
+        self.identity = identity_of(embedder) if embedder is not None else None
+        self.options = options
+        self.report = report
+        self.pending: list[_Parsed] = []
+
+    def add(self, parsed: _Parsed) -> None:
+        self.pending.append(parsed)
+        if len(self.pending) >= self.options.write_batch_files:
+            self.flush()
+
+    def flush(self) -> None:
+        if not self.pending:
+            return
+        vectors = self._vectors([u for p in self.pending for u in p.units])
+        writes = [
+            FileWrite(
+                stamp=p.stamp,
+                units=p.units,
+                vectors=None if vectors is None else _stack(p.units, vectors, self.identity),
+            )
+            for p in self.pending
+        ]
+        self.report.units_written += self.store.write_files(writes, identity=self.identity)
+        for parsed in self.pending:
+            if parsed.is_new:
+                self.report.added += 1
+            else:
+                self.report.changed += 1
+        self.pending = []
+
+    def _vectors(self, units: list[Unit]) -> dict[str, npt.NDArray[np.float32]] | None:
+        if self.embedder is None or self.identity is None:
+            return None
+        hashes = [u.sha256 for u in units]
+        found = self.store.cached_vectors(self.identity, hashes)
+        self.report.cache_hits += sum(1 for h in hashes if h in found)
+        todo = {u.sha256: u for u in units if u.sha256 not in found}
+        keys = list(todo)
+        size = self.options.batch_size
+        for start in range(0, len(keys), size):
+            batch = keys[start : start + size]
+            texts = [_embedding_input(todo[h]) for h in batch]
+            vectors = self.embedder.embed_documents(texts)
+            _check_shape(vectors, len(texts), self.identity)
+            found.update(zip(batch, np.asarray(vectors, dtype=np.float32), strict=True))
+            self.report.embedded += len(batch)
+        return found
+
+
+def _embedding_input(unit: Unit) -> str:
+    return embedding_text(unit.heading_path, unit.text)
+
+
+def _check_shape(vectors: object, count: int, identity: EmbedderIdentity) -> None:
+    shape = getattr(vectors, "shape", None)
+    if shape != (count, identity.dimensions):
+        raise EmbeddingError(
+            f"embedder {identity.provider}/{identity.model} returned shape {shape} for "
+            f"{count} texts; expected ({count}, {identity.dimensions})"
+        )
+
+
+def _stack(
+    units: list[Unit],
+    vectors: dict[str, npt.NDArray[np.float32]],
+    identity: EmbedderIdentity | None,
+) -> npt.NDArray[np.float32]:
+    dims = identity.dimensions if identity is not None else 0
+    if not units:
+        return np.zeros((0, dims), dtype=np.float32)
+    return np.vstack([vectors[u.sha256] for u in units]).astype(np.float32, copy=False)
+
+
+def _check_sources(files: Sequence[SourceFile], sources: Sequence[str]) -> None:
+    allowed = set(sources)
+    for file in files:
+        if file.source not in allowed:
+            raise InvalidInputError(
+                f"file {file.path!r} has source {file.source!r}, which is not among the synced "
+                f"sources {sorted(allowed)}; pass it in `sources`"
+            )
+
+
+def sync_files(
+    store: SqliteStore,
+    embedder: Embedder | None,
+    files: Sequence[SourceFile],
+    *,
+    sources: Sequence[str],
+    options: SyncOptions | None = None,
+    progress: Progress | None = None,
+) -> SyncReport:
+    """Make the index hold exactly ``files`` for ``sources``; see the module docstring."""
+    started = time.perf_counter()
+    opts = options or SyncOptions()
+    _check_sources(files, sources)
+    report = SyncReport()
+    unvectored: set[FileKey] = set()  # units written keyword-only: embed them now
+    if embedder is not None:
+        store.bind_identity(identity_of(embedder))
+        unvectored = store.files_missing_vectors(sources)
+    known = store.file_stamps(sources)
+    for key in unvectored & known.keys():
+        known[key] = replace(known[key], sha256="", mtime_ns=-1)  # forces a rewrite
+    candidates, seen, stale = _stat_files(files, known, report, progress)
+    gone = {key: stamp for key, stamp in known.items() if key not in seen}
+    step = _Step(done=report.unchanged + len(report.skipped), total=len(files), report=progress)
+    stale += _sync_candidates(store, embedder, candidates, known, gone, opts, report, step)
+    store.delete_files([*gone, *stale])
+    if embedder is not None:
+        store.mark_vectors_complete(sources)
+    report.deleted = len(gone)
+    report.seconds = time.perf_counter() - started
+    log.info("index sync: %s", report)
+    return report
+
+
+def _stat_files(
+    files: Sequence[SourceFile],
+    known: dict[FileKey, FileStamp],
+    report: SyncReport,
+    progress: Progress | None,
+) -> tuple[list[tuple[SourceFile, os.stat_result]], set[FileKey], list[FileKey]]:
+    """One ``stat`` per file: same size and mtime_ns as indexed means unchanged.
+
+    Returns the files to read, every key seen, and indexed keys that vanished.
+    """
+    seen: set[FileKey] = set()
+    stale: list[FileKey] = []
+    candidates: list[tuple[SourceFile, os.stat_result]] = []
+    for file in files:
+        key = (file.source, file.path)
+        if key in seen:
+            continue
+        seen.add(key)
+        try:
+            stat = os.stat(file.abs_path)
+        except OSError as exc:
+            reason = "vanished during sync" if isinstance(exc, FileNotFoundError) else "unreadable"
+            report.skipped.append((file.path, reason))
+            stale.extend([key] if key in known else [])
+            continue
+        old = known.get(key)
+        if old is not None and old.size == stat.st_size and old.mtime_ns == stat.st_mtime_ns:
+            report.unchanged += 1
+            if progress is not None:
+                progress(report.unchanged + len(report.skipped), len(files), file.path)
+            continue
+        candidates.append((file, stat))
+    return candidates, seen, stale
+
+
+@dataclass
+class _Step:
+    """Progress bookkeeping: files done so far out of ``total``."""
+
+    done: int
+    total: int
+    report: Progress | None
+
+    def advance(self, path: str) -> None:
+        self.done += 1
+        if self.report is not None:
+            self.report(self.done, self.total, path)
+
+
+def _sync_candidates(
+    store: SqliteStore,
+    embedder: Embedder | None,
+    candidates: list[tuple[SourceFile, os.stat_result]],
+    known: dict[FileKey, FileStamp],
+    gone: dict[FileKey, FileStamp],
+    opts: SyncOptions,
+    report: SyncReport,
+    step: _Step,
+) -> list[FileKey]:
+    """Read, hash and classify files whose stat changed; write, move or re-stamp them.
+
+    Returns the keys of indexed files that are now skipped (to delete from the index).
+    """
+    by_hash: dict[tuple[str, str], list[FileKey]] = {}
+    for key, stamp in gone.items():
+        by_hash.setdefault((stamp.source, stamp.sha256), []).append(key)
+    writer = _Writer(store, embedder, opts, report)
+    moves: list[tuple[FileKey, FileStamp]] = []
+    texts: dict[FileKey, str] = {}
+    restamps: list[FileStamp] = []
+    stale: list[FileKey] = []
+    for file, stat in candidates:
+        step.advance(file.path)
+        key = (file.source, file.path)
+        old = known.get(key)
+        try:
+            if stat.st_size > opts.max_file_bytes:
+                raise FileProblem(f"larger than the {opts.max_file_bytes}-byte limit")
+            data, text = read_markdown(file, opts.max_file_bytes)
+        except FileProblem as problem:
+            report.skipped.append((file.path, str(problem)))
+            stale.extend([key] if old is not None else [])
+            continue
+        stamp = FileStamp(
+            file.source, file.path, hashlib.sha256(data).hexdigest(), len(data), stat.st_mtime_ns
+        )
+        if old is not None and old.sha256 == stamp.sha256:
+            restamps.append(stamp)
+            report.unchanged += 1
+        elif old is None and by_hash.get((stamp.source, stamp.sha256)):
+            origin = by_hash[(stamp.source, stamp.sha256)].pop()
+            gone.pop(origin)
+            moves.append((origin, stamp))
+            texts[origin] = text
+        else:
+            units = units_of(file.source, file.path, text, opts.chunking)
+            writer.add(_Parsed(stamp, units, is_new=old is None))
+    store.update_stamps(restamps)
+    lost = set(store.move_files(moves))
+    report.renamed += len(moves) - len(lost)
+    for origin, stamp in moves:
+        if origin in lost:  # another process moved or deleted it first: index it afresh
+            units = units_of(stamp.source, stamp.path, texts[origin], opts.chunking)
+            writer.add(_Parsed(stamp, units, is_new=True))
+    writer.flush()
+    return stale
+
+
+def rebuild_index(
+    store: SqliteStore,
+    embedder: Embedder | None,
+    files: Sequence[SourceFile],
+    *,
+    sources: Sequence[str],
+    options: SyncOptions | None = None,
+    keep_cache: bool = True,
+    tokenizer: str | None = None,
+    progress: Progress | None = None,
+) -> SyncReport:
+    """Clear the whole index (identity too; the embedding cache unless ``keep_cache=False``),
+    optionally switch the FTS ``tokenizer``, then sync ``files``.
+
+    Open the store with ``tokenizer=None`` to rebuild an index whose tokenizer differs.
+    """
+    store.clear(keep_cache=keep_cache, tokenizer=tokenizer)
+    return sync_files(store, embedder, files, sources=sources, options=options, progress=progress)

@@ -1,0 +1,161 @@
+"""Opening SQLite connections: driver choice, extensions, pragmas and lock retries.
+
+The driver is ``sqlean`` (a DB-API twin of ``sqlite3`` built with FTS5 and
+extension loading); ``sqlite-vec`` is loaded into it for vector search. When
+either is missing the store falls back (stdlib ``sqlite3``; numpy vectors) and
+logs ONE warning per process.
+
+Lock retries live here, in :func:`retry_locked`: WAL mode plus a busy timeout
+absorbs almost all contention, and the few ``database is locked`` errors SQLite
+still raises without calling the busy handler (a read transaction that wants to
+write, a WAL checkpoint race, setting the journal mode) are retried with
+exponential backoff before a ``StoreError`` reaches the caller.
+"""
+
+from __future__ import annotations
+
+import logging
+import sqlite3
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from types import ModuleType
+from typing import TypeVar, cast
+
+from memdir.errors import StoreError
+
+log = logging.getLogger(__name__)
+
+BUSY_TIMEOUT_MS = 5_000
+RETRY_SECONDS = 30.0
+MMAP_BYTES = 1 << 30
+CACHE_KIB = 64 * 1024
+REBUILD_HINT = "run `memdir index rebuild`"
+
+T = TypeVar("T")
+
+_warned: set[str] = set()
+
+
+@dataclass(frozen=True)
+class Connection:
+    """An open connection and what it can do."""
+
+    conn: sqlite3.Connection
+    driver: str  # "sqlean" or "sqlite3"
+    vec_loaded: bool
+    errors: tuple[type[Exception], ...]  # the driver's DatabaseError classes
+
+
+def warn_once(key: str, message: str) -> None:
+    """Log ``message`` as a warning the first time ``key`` is seen in this process."""
+    if key not in _warned:
+        _warned.add(key)
+        log.warning(message)
+
+
+def _driver() -> ModuleType:
+    try:
+        import sqlean
+    except ImportError:
+        warn_once(
+            "sqlean",
+            "the package 'sqlean.py' is not installed; using the stdlib sqlite3 "
+            "(keyword search works, vectors fall back to numpy)",
+        )
+        return sqlite3
+    return cast(ModuleType, sqlean)
+
+
+def _load_vec(conn: sqlite3.Connection, errors: tuple[type[Exception], ...]) -> bool:
+    try:
+        import sqlite_vec
+
+        conn.enable_load_extension(True)
+        try:
+            sqlite_vec.load(conn)
+        finally:
+            conn.enable_load_extension(False)
+    except (ImportError, AttributeError, *errors) as exc:  # type: ignore[misc]
+        warn_once("sqlite-vec", f"sqlite-vec cannot be loaded ({exc}); vectors use numpy")
+        return False
+    return True
+
+
+def connect(path: Path, *, want_vec: bool = True) -> Connection:
+    """Open ``path`` with WAL, a busy timeout and foreign keys; load sqlite-vec if wanted."""
+    driver = _driver()
+    errors: tuple[type[Exception], ...] = (sqlite3.DatabaseError,)
+    if driver is not sqlite3:
+        errors = (*errors, cast(type[Exception], driver.DatabaseError))
+    try:
+        conn = cast(
+            sqlite3.Connection,
+            driver.connect(
+                str(path),
+                timeout=BUSY_TIMEOUT_MS / 1000,
+                check_same_thread=False,
+                isolation_level=None,
+            ),
+        )
+    except errors as exc:
+        raise StoreError(f"cannot open the index database {str(path)!r}: {exc}") from exc
+    try:
+        # (without sqlean the driver warning already said that vectors use numpy)
+        vec = want_vec and driver is not sqlite3 and _load_vec(conn, errors)
+        conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        retry_locked(lambda: conn.execute("PRAGMA journal_mode = WAL").fetchone(), errors)
+        conn.execute("PRAGMA synchronous = NORMAL")
+        conn.execute("PRAGMA foreign_keys = ON")
+        # vec0 KNN scans every vector of a partition; memory-mapped reads make it ~2.5x faster.
+        conn.execute(f"PRAGMA mmap_size = {MMAP_BYTES}")
+        conn.execute(f"PRAGMA cache_size = -{CACHE_KIB}")
+    except errors as exc:
+        conn.close()
+        raise corrupt_error(path, exc) from exc
+    return Connection(conn=conn, driver=driver.__name__, vec_loaded=vec, errors=errors)
+
+
+def corrupt_error(path: Path, exc: BaseException) -> StoreError:
+    """The error for an unreadable database file: it names the rebuild command."""
+    return StoreError(
+        f"the index database {str(path)!r} is unreadable or corrupt ({exc}); {REBUILD_HINT} "
+        "to recreate it from the markdown files"
+    )
+
+
+def is_locked(exc: BaseException) -> bool:
+    """True when ``exc`` is SQLite's transient lock/busy error."""
+    text = str(exc).lower()
+    return "locked" in text or "busy" in text
+
+
+def retry_locked(fn: Callable[[], T], errors: tuple[type[Exception], ...]) -> T:
+    """Call ``fn``, retrying on 'database is locked' with exponential backoff.
+
+    ``fn`` must be safe to repeat: a whole write transaction, not half of one.
+    After ``RETRY_SECONDS`` the lock error becomes a ``StoreError``.
+    """
+    delay = 0.01
+    deadline = time.monotonic() + RETRY_SECONDS
+    while True:
+        try:
+            return fn()
+        except errors as exc:
+            if not is_locked(exc):
+                raise
+            if time.monotonic() > deadline:
+                raise StoreError(
+                    f"the index database stayed locked for {RETRY_SECONDS:.0f} s ({exc}); "
+                    "another memdir process is writing; try again"
+                ) from exc
+            log.debug("database locked; retrying in %.3f s", delay)
+            time.sleep(delay)
+            delay = min(delay * 2, 0.5)
+
+
+def delete_database(path: Path) -> None:
+    """Remove the database file and its WAL/SHM companions (used by rebuild)."""
+    for suffix in ("", "-wal", "-shm", "-journal"):
+        Path(f"{path}{suffix}").unlink(missing_ok=True)

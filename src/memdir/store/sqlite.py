@@ -1,0 +1,571 @@
+"""The SQLite index store: files, units, FTS5, vectors and the embedding cache.
+
+Open it with ``SqliteStore.open(path)`` or ``with SqliteStore(path) as store``;
+``__init__`` only stores its arguments.
+
+Threads: one store holds one connection, guarded by a lock, so a store may be
+shared by threads (calls are serialised). For parallel work, open one store per
+thread or process. Processes: WAL mode and a busy timeout let readers and one
+writer work at once; every write is one short ``BEGIN IMMEDIATE`` transaction,
+retried on ``database is locked`` by ``connect.retry_locked``.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from types import TracebackType
+from typing import Literal, TypeVar
+
+import numpy as np
+import numpy.typing as npt
+
+from memdir.errors import IndexMismatchError, InvalidInputError, StoreError
+from memdir.store import writes as writes_sql
+from memdir.store.base import EmbedderIdentity, IndexStats, ScoredId, Unit, UnitKind
+from memdir.store.connect import (
+    REBUILD_HINT,
+    Connection,
+    connect,
+    corrupt_error,
+    delete_database,
+    is_locked,
+    retry_locked,
+)
+from memdir.store.migrations import (
+    TOKENIZERS,
+    apply_migrations,
+    create_fts,
+    drop_fts,
+    pending_migrations,
+)
+from memdir.store.records import FileKey, FileStamp, FileWrite
+from memdir.store.vectors import VEC_TABLE, NumpyIndex, VecIndex, VectorIndex
+
+VectorBackend = Literal["auto", "sqlite-vec", "numpy"]
+T = TypeVar("T")
+_UNIT_COLUMNS = (
+    "u.id, u.source, u.path, u.kind, u.start_line, u.end_line, u.text, u.heading_path, "
+    "u.sha256, f.mtime"
+)
+
+
+def _marks(count: int) -> str:
+    return ", ".join("?" * count)
+
+
+def _batches(items: Sequence[T], size: int = 500) -> Iterator[Sequence[T]]:
+    for start in range(0, len(items), size):
+        yield items[start : start + size]
+
+
+class SqliteStore:
+    """The default index store (implements ``IndexStore`` plus the writer methods).
+
+    ``tokenizer`` is ``"porter"`` or ``"trigram"`` (for CJK); ``None`` accepts
+    whatever the index was built with. ``identity``, when given, is checked
+    against the index before vectors are searched. ``vector_backend`` forces
+    ``"numpy"`` or ``"sqlite-vec"`` for a new index; ``"auto"`` picks sqlite-vec
+    when it loads.
+    """
+
+    def __init__(
+        self,
+        path: Path | str,
+        *,
+        tokenizer: str | None = "porter",
+        identity: EmbedderIdentity | None = None,
+        vector_backend: VectorBackend = "auto",
+    ) -> None:
+        self.path = Path(path)
+        self.requested_tokenizer = tokenizer
+        self.expected_identity = identity
+        self.requested_backend = vector_backend
+        self._lock = threading.RLock()
+        self._db: Connection | None = None
+        self._numpy = NumpyIndex()
+        self._vec = VecIndex()
+
+    # -- lifecycle ---------------------------------------------------------------------------
+
+    @classmethod
+    def open(
+        cls,
+        path: Path | str,
+        *,
+        tokenizer: str | None = "porter",
+        identity: EmbedderIdentity | None = None,
+        vector_backend: VectorBackend = "auto",
+    ) -> SqliteStore:
+        """Open (creating if needed) the index at ``path``; migrate; check the tokenizer."""
+        store = cls(path, tokenizer=tokenizer, identity=identity, vector_backend=vector_backend)
+        store.connect()
+        return store
+
+    def connect(self) -> None:
+        if self._db is not None:
+            return
+        if self.requested_tokenizer is not None and self.requested_tokenizer not in TOKENIZERS:
+            raise InvalidInputError(
+                f"unknown tokenizer {self.requested_tokenizer!r}; use one of {sorted(TOKENIZERS)}"
+            )
+        if self.requested_backend not in ("auto", "sqlite-vec", "numpy"):
+            raise InvalidInputError(f"unknown vector backend {self.requested_backend!r}")
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        # sqlite-vec loads even when numpy is requested: an index built with it keeps it.
+        db = connect(self.path, want_vec=True)
+        self._db = db
+        try:
+            self._prepare_schema()
+        except BaseException:
+            self.close()
+            raise
+
+    def close(self) -> None:
+        with self._lock:
+            if self._db is not None:
+                self._db.conn.close()
+                self._db = None
+
+    def __enter__(self) -> SqliteStore:
+        self.connect()
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    @staticmethod
+    def delete(path: Path | str) -> None:
+        """Delete the index database files at ``path`` (used by rebuild)."""
+        delete_database(Path(path))
+
+    def _prepare_schema(self) -> None:
+        needs_write = self._read(lambda c: bool(pending_migrations(c)) or self._no_fts(c))
+        if needs_write:
+            self._write(self._migrate)
+        recorded = self.tokenizer
+        wanted = self.requested_tokenizer
+        if wanted is not None and recorded != wanted:
+            if self._read(lambda c: c.execute("SELECT count(*) FROM units").fetchone()[0]) == 0:
+                self._write(lambda c: self._replace_fts(c, wanted))
+                return
+            raise IndexMismatchError(
+                f"the index {str(self.path)!r} was built with the {recorded!r} tokenizer, "
+                f"not {wanted!r}; {REBUILD_HINT} to rebuild it with {wanted!r}"
+            )
+
+    def _no_fts(self, conn: sqlite3.Connection) -> bool:
+        row = conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'units_fts'").fetchone()
+        return row is None
+
+    def _migrate(self, conn: sqlite3.Connection) -> None:
+        apply_migrations(conn)
+        if self._no_fts(conn):
+            create_fts(conn, self.requested_tokenizer or "porter")
+
+    def _replace_fts(self, conn: sqlite3.Connection, tokenizer: str) -> None:
+        drop_fts(conn)
+        create_fts(conn, tokenizer)
+
+    # -- transactions ------------------------------------------------------------------------
+
+    def _conn(self) -> Connection:
+        if self._db is None:
+            raise StoreError(f"the index store {str(self.path)!r} is not open; call open() first")
+        return self._db
+
+    @contextmanager
+    def _translated(self) -> Iterator[Connection]:
+        db = self._conn()
+        try:
+            yield db
+        except db.errors as exc:
+            if is_locked(exc):
+                raise StoreError(f"the index database {str(self.path)!r} is locked: {exc}") from exc
+            text = str(exc).lower()
+            if "malformed" in text or "not a database" in text or "corrupt" in text:
+                raise corrupt_error(self.path, exc) from exc
+            raise StoreError(f"index database error in {str(self.path)!r}: {exc}") from exc
+
+    def _read(self, fn: Callable[[sqlite3.Connection], T]) -> T:
+        with self._lock, self._translated() as db:
+            return retry_locked(lambda: fn(db.conn), db.errors)
+
+    def _write(self, fn: Callable[[sqlite3.Connection], T]) -> T:
+        """Run ``fn`` in one ``BEGIN IMMEDIATE`` transaction, retried as a whole when locked."""
+
+        def attempt(conn: sqlite3.Connection) -> T:
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                result = fn(conn)
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+            conn.execute("COMMIT")
+            return result
+
+        with self._lock, self._translated() as db:
+            return retry_locked(lambda: attempt(db.conn), db.errors)
+
+    # -- meta, identity and backend ----------------------------------------------------------
+
+    def _meta(self) -> dict[str, str]:
+        return dict(self._read(lambda c: c.execute("SELECT key, value FROM meta").fetchall()))
+
+    @property
+    def tokenizer(self) -> str:
+        return self._meta().get("tokenizer", "porter")
+
+    @property
+    def identity(self) -> EmbedderIdentity | None:
+        """The embedder identity recorded in the index, or None (keyword-only so far)."""
+        return _identity(self._meta())
+
+    def _backend(self, meta: dict[str, str]) -> VectorIndex:
+        name = meta.get("vector_backend") or self._default_backend()
+        if name == "numpy":
+            return self._numpy
+        if not self._conn().vec_loaded:
+            raise StoreError(
+                f"the index {str(self.path)!r} stores vectors with sqlite-vec, which cannot be "
+                f"loaded here; install 'sqlite-vec' or {REBUILD_HINT}"
+            )
+        return self._vec
+
+    def _default_backend(self) -> str:
+        if self.requested_backend == "sqlite-vec" and not self._conn().vec_loaded:
+            raise StoreError("vector_backend='sqlite-vec' was requested but sqlite-vec cannot load")
+        if self.requested_backend == "numpy" or not self._conn().vec_loaded:
+            return "numpy"
+        return "sqlite-vec"
+
+    def bind_identity(self, identity: EmbedderIdentity) -> None:
+        """Record ``identity`` in a keyword-only index, or check it matches the recorded one."""
+        recorded = self.identity
+        if recorded is not None:  # the common case needs no write lock
+            _check_identity(recorded, identity, self.path)
+            return
+
+        def bind(conn: sqlite3.Connection) -> None:
+            meta = dict(conn.execute("SELECT key, value FROM meta").fetchall())
+            recorded = _identity(meta)
+            if recorded is not None:
+                _check_identity(recorded, identity, self.path)
+                return
+            backend = meta.get("vector_backend") or self._default_backend()
+            rows = {
+                "identity_provider": identity.provider,
+                "identity_model": identity.model,
+                "identity_dimensions": str(identity.dimensions),
+                "vector_backend": backend,
+            }
+            conn.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)", list(rows.items()))
+            self._backend(rows).create(conn, identity.dimensions)
+            for (source,) in conn.execute("SELECT DISTINCT source FROM files").fetchall():
+                writes_sql.mark_incomplete(conn, source)  # units written before any embedder
+
+        self._write(bind)
+
+    def _vector_index(self, query_dims: int | None = None) -> VectorIndex | None:
+        meta = self._meta()
+        recorded = _identity(meta)
+        if recorded is None:
+            return None
+        if self.expected_identity is not None:
+            _check_identity(recorded, self.expected_identity, self.path)
+        if query_dims is not None and query_dims != recorded.dimensions:
+            raise IndexMismatchError(
+                f"the query vector has {query_dims} dimensions but the index {str(self.path)!r} "
+                f"holds {recorded.dimensions}-dimensional vectors of {recorded.model!r}; "
+                f"{REBUILD_HINT}"
+            )
+        return self._backend(meta)
+
+    # -- IndexStore (what search reads) ------------------------------------------------------
+
+    def keyword_search(
+        self, match_expression: str, sources: Sequence[str], kind: UnitKind, limit: int
+    ) -> list[ScoredId]:
+        """FTS5 over units ordered by ``bm25()``; ``score`` is ``-bm25()`` (>= 0)."""
+        if not sources or limit <= 0 or not match_expression.strip():
+            return []
+        sql = (
+            "SELECT u.id, -bm25(units_fts) FROM units_fts JOIN units u ON u.id = units_fts.rowid "
+            f"WHERE units_fts MATCH ? AND u.kind = ? AND u.source IN ({_marks(len(sources))}) "
+            "ORDER BY bm25(units_fts) LIMIT ?"
+        )
+        args = (match_expression, kind, *sources, limit)
+        with self._lock, self._translated() as db:
+            try:
+                rows = retry_locked(lambda: db.conn.execute(sql, args).fetchall(), db.errors)
+            except db.errors as exc:
+                text = str(exc).lower()
+                if is_locked(exc) or "malformed" in text or "not a database" in text:
+                    raise
+                raise InvalidInputError(
+                    f"invalid full-text query {match_expression!r} ({exc}); "
+                    "quote user text as FTS5 phrases"
+                ) from exc
+        return [ScoredId(unit_id=uid, score=max(0.0, float(score))) for uid, score in rows]
+
+    def vector_search(
+        self, query: npt.NDArray[np.float32], sources: Sequence[str], kind: UnitKind, limit: int
+    ) -> list[ScoredId]:
+        """Nearest units by cosine similarity (``score`` in [-1, 1]); [] in keyword-only mode."""
+        if not sources or limit <= 0:
+            return []
+        index = self._vector_index(int(np.asarray(query).shape[-1]))
+        if index is None:
+            return []
+        return self._read(lambda c: index.search(c, query, sources, kind, limit))
+
+    def get_units(self, ids: Iterable[int]) -> dict[int, Unit]:
+        wanted = list(dict.fromkeys(ids))
+        out: dict[int, Unit] = {}
+
+        def fetch(conn: sqlite3.Connection) -> None:
+            for batch in _batches(wanted):
+                rows = conn.execute(
+                    f"SELECT {_UNIT_COLUMNS} FROM units u JOIN files f ON f.id = u.file_id "
+                    f"WHERE u.id IN ({_marks(len(batch))})",
+                    list(batch),
+                )
+                out.update((row[0], _unit(row)) for row in rows)
+
+        self._read(fetch)
+        return out
+
+    def get_vectors(self, ids: Iterable[int]) -> dict[int, npt.NDArray[np.float32]]:
+        wanted = list(dict.fromkeys(ids))
+        index = self._vector_index()
+        if index is None or not wanted:
+            return {}
+        return self._read(lambda c: index.get(c, wanted))
+
+    def count_files(self, sources: Sequence[str]) -> int:
+        if not sources:
+            return 0
+        sql = f"SELECT count(*) FROM files WHERE source IN ({_marks(len(sources))})"
+        return int(self._read(lambda c: c.execute(sql, list(sources)).fetchone()[0]))
+
+    # -- writer methods (used by memdir.index) -----------------------------------------------
+
+    def file_stamps(self, sources: Sequence[str]) -> dict[FileKey, FileStamp]:
+        """Every indexed file of ``sources`` in one query."""
+        if not sources:
+            return {}
+        sql = (
+            "SELECT source, path, sha256, size, mtime_ns FROM files "
+            f"WHERE source IN ({_marks(len(sources))})"
+        )
+        rows = self._read(lambda c: c.execute(sql, list(sources)).fetchall())
+        return {(r[0], r[1]): FileStamp(*r) for r in rows}
+
+    def write_files(
+        self, writes: Sequence[FileWrite], identity: EmbedderIdentity | None = None
+    ) -> int:
+        """Replace the units (and vectors) of each file in one transaction; returns units written.
+
+        With ``identity``, the vectors also enter the embedding cache under each unit's sha256.
+        """
+        if not writes:
+            return 0
+        if any(w.vectors is not None for w in writes) and self._vector_index() is None:
+            raise StoreError("vectors given but no embedder identity is bound; call bind_identity")
+        recorded = self.identity
+        if identity is not None and recorded is not None:
+            _check_identity(recorded, identity, self.path)
+        return self._write(
+            lambda c: sum(writes_sql.write_file(c, w, self._resolve, identity) for w in writes)
+        )
+
+    def _resolve(self, conn: sqlite3.Connection) -> VectorIndex | None:
+        """The vector index, read inside the caller's transaction (None when keyword-only)."""
+        meta = dict(conn.execute("SELECT key, value FROM meta").fetchall())
+        return None if _identity(meta) is None else self._backend(meta)
+
+    def move_files(self, moves: Sequence[tuple[FileKey, FileStamp]]) -> list[FileKey]:
+        """Rename files (same content): units keep their text, ids and vectors.
+
+        Returns the old keys that were no longer in the index (another process moved or
+        deleted them first); the caller writes those files afresh.
+        """
+
+        def move(conn: sqlite3.Connection) -> list[FileKey]:
+            return [
+                old for old, new in moves if not writes_sql.move_file(conn, self._resolve, old, new)
+            ]
+
+        return self._write(move) if moves else []
+
+    def delete_files(self, keys: Sequence[FileKey]) -> None:
+        """Remove files and their units and vectors from the index."""
+
+        def delete(conn: sqlite3.Connection) -> None:
+            for key in keys:
+                writes_sql.delete_file(conn, self._resolve, key)
+
+        if keys:
+            self._write(delete)
+
+    def update_stamps(self, stamps: Sequence[FileStamp]) -> None:
+        """Record a new size/mtime for files whose content hash did not change."""
+        if stamps:
+            self._write(lambda c: writes_sql.update_stamps(c, stamps))
+
+    def files_missing_vectors(self, sources: Sequence[str]) -> set[FileKey]:
+        """Files of ``sources`` with units that have no vector (written keyword-only).
+
+        Costs one meta read unless a keyword-only write was recorded for a source.
+        """
+        meta = self._meta()
+        flagged = [s for s in sources if f"vectors_incomplete:{s}" in meta]
+        index = self._vector_index()
+        if not flagged or index is None:
+            return set()
+        sql = f"SELECT id, source, path FROM units WHERE source IN ({_marks(len(flagged))})"
+
+        def find(conn: sqlite3.Connection) -> set[FileKey]:
+            rows = conn.execute(sql, flagged).fetchall()
+            have = index.get_ids(conn, [r[0] for r in rows])
+            return {(r[1], r[2]) for r in rows if r[0] not in have}
+
+        return self._read(find)
+
+    def mark_vectors_complete(self, sources: Sequence[str]) -> None:
+        """Forget the keyword-only marks of ``sources`` (after a sync with an embedder)."""
+        keys = [(f"vectors_incomplete:{s}",) for s in sources]
+        if any(k in self._meta() for (k,) in keys):
+            self._write(lambda c: c.executemany("DELETE FROM meta WHERE key = ?", keys))
+
+    def cached_vectors(
+        self, identity: EmbedderIdentity, hashes: Iterable[str]
+    ) -> dict[str, npt.NDArray[np.float32]]:
+        """Vectors from the embedding cache for these text hashes (misses are absent)."""
+        wanted = list(dict.fromkeys(hashes))
+        out: dict[str, npt.NDArray[np.float32]] = {}
+        sql = (
+            "SELECT text_sha256, vector FROM embedding_cache WHERE provider = ? AND model = ? "
+            "AND dimensions = ? AND text_sha256 IN ({})"
+        )
+
+        def fetch(conn: sqlite3.Connection) -> None:
+            for batch in _batches(wanted):
+                args = (identity.provider, identity.model, identity.dimensions, *batch)
+                rows = conn.execute(sql.format(_marks(len(batch))), args)
+                out.update((h, np.frombuffer(blob, dtype=np.float32).copy()) for h, blob in rows)
+
+        self._read(fetch)
+        return out
+
+    def clear(self, *, keep_cache: bool = True, tokenizer: str | None = None) -> None:
+        """Empty the index (files, units, vectors, identity); optionally switch the tokenizer."""
+        if tokenizer is not None and tokenizer not in TOKENIZERS:
+            raise InvalidInputError(
+                f"unknown tokenizer {tokenizer!r}; use one of {sorted(TOKENIZERS)}"
+            )
+
+        def clear(conn: sqlite3.Connection) -> None:
+            current = dict(conn.execute("SELECT key, value FROM meta").fetchall())
+            if conn.execute(f"SELECT 1 FROM sqlite_master WHERE name = '{VEC_TABLE}'").fetchone():
+                self._vec_loaded_or_fail()
+                conn.execute(f"DROP TABLE {VEC_TABLE}")
+            drop_fts(conn)
+            for table in ("unit_vectors", "units", "files"):
+                conn.execute(f"DELETE FROM {table}")
+            if not keep_cache:
+                conn.execute("DELETE FROM embedding_cache")
+            conn.execute(
+                "DELETE FROM meta WHERE key LIKE 'identity_%' OR key = 'vector_backend' "
+                "OR key LIKE 'vectors_incomplete:%'"
+            )
+            create_fts(conn, tokenizer or current.get("tokenizer", "porter"))
+
+        self._write(clear)
+        self._numpy = NumpyIndex()
+
+    def _vec_loaded_or_fail(self) -> None:
+        if not self._conn().vec_loaded:
+            raise StoreError(
+                f"the index {str(self.path)!r} has a sqlite-vec table but sqlite-vec cannot be "
+                "loaded; delete the index file and run `memdir index rebuild`"
+            )
+
+    def stats(self) -> IndexStats:
+        def count(conn: sqlite3.Connection) -> dict[str, int]:
+            sql = {
+                "files": "SELECT count(*) FROM files",
+                "chunks": "SELECT count(*) FROM units WHERE kind = 'chunk'",
+                "blocks": "SELECT count(*) FROM units WHERE kind = 'block'",
+                "cache": "SELECT count(*) FROM embedding_cache",
+                "numpy": "SELECT count(*) FROM unit_vectors",
+            }
+            return {k: int(conn.execute(q).fetchone()[0]) for k, q in sql.items()}
+
+        counts = self._read(count)
+        meta = self._meta()
+        backend = meta.get("vector_backend") or self._default_backend()
+        vectors = counts["numpy"]
+        if backend == "sqlite-vec" and _identity(meta) is not None and self._conn().vec_loaded:
+            vectors = self._read(
+                lambda c: c.execute(f"SELECT count(*) FROM {VEC_TABLE}").fetchone()[0]
+            )
+        db = self._conn()
+        return IndexStats(
+            files=counts["files"],
+            chunks=counts["chunks"],
+            blocks=counts["blocks"],
+            vectors=int(vectors),
+            cached_embeddings=counts["cache"],
+            identity=_identity(meta),
+            vector_backend=backend,
+            db_path=str(self.path),
+            extra={
+                "tokenizer": meta.get("tokenizer", "porter"),
+                "driver": db.driver,
+                "sqlite_vec_loaded": db.vec_loaded,
+            },
+        )
+
+
+def _identity(meta: dict[str, str]) -> EmbedderIdentity | None:
+    if "identity_provider" not in meta:
+        return None
+    return EmbedderIdentity(
+        provider=meta["identity_provider"],
+        model=meta["identity_model"],
+        dimensions=int(meta["identity_dimensions"]),
+    )
+
+
+def _check_identity(recorded: EmbedderIdentity, wanted: EmbedderIdentity, path: Path) -> None:
+    if recorded != wanted:
+        raise IndexMismatchError(
+            f"the index {str(path)!r} was built with embedder {recorded.provider}/"
+            f"{recorded.model} ({recorded.dimensions} dimensions), not {wanted.provider}/"
+            f"{wanted.model} ({wanted.dimensions} dimensions); {REBUILD_HINT}"
+        )
+
+
+def _unit(row: Sequence[object]) -> Unit:
+    uid, source, path, kind, start, end, text, heading, sha, mtime = row
+    return Unit(
+        id=int(uid),  # type: ignore[call-overload]
+        source=str(source),
+        path=str(path),
+        kind="block" if kind == "block" else "chunk",
+        start_line=int(start),  # type: ignore[call-overload]
+        end_line=int(end),  # type: ignore[call-overload]
+        text=str(text),
+        heading_path=tuple(str(heading).split("\n")) if heading else (),
+        sha256=str(sha),
+        file_mtime=float(mtime),  # type: ignore[arg-type]
+    )

@@ -23,8 +23,15 @@ from memdir import __version__
 from memdir.config import LoadedSettings, Settings, load_settings
 from memdir.embeddings import create_embedder
 from memdir.embeddings.base import Embedder
-from memdir.errors import ConfigError, InvalidInputError
-from memdir.index import ChunkingOptions, SourceFile, SyncOptions, SyncReport, sync_files
+from memdir.errors import ConfigError, InvalidInputError, StoreError
+from memdir.index import (
+    ChunkingOptions,
+    SourceFile,
+    SyncOptions,
+    SyncReport,
+    rebuild_index,
+    sync_files,
+)
 from memdir.prompt import (
     ContextReport,
     PromptBudget,
@@ -235,11 +242,27 @@ class Memory:
         )  # fmt: skip
 
     def rebuild(self, progress: ProgressCallback | None = None) -> SyncReport:
-        """Drop the derived index and build it again from the files."""
+        """Rebuild the derived index from the files (keeps the embedding cache).
+
+        A database that cannot be opened (corrupt, truncated, not SQLite) is deleted
+        and built anew; the Markdown files are the truth, so nothing is lost.
+        """
+        files, sources = self._source_files(all_agents=True)
         with self._lock:
             self.close()
-            SqliteStore.delete(self.index_path)
-        return self.sync(progress=progress, all_agents=True)
+            try:
+                store = SqliteStore.open(self.index_path, tokenizer=None)
+            except StoreError as exc:
+                log.warning(
+                    "index %s is unreadable (%s); deleting and rebuilding", self.index_path, exc
+                )
+                SqliteStore.delete(self.index_path)
+                store = SqliteStore.open(self.index_path, tokenizer=None)
+            self._store = store
+        return rebuild_index(
+            store, self.embedder, files, sources=sources, options=self._sync_options(),
+            tokenizer=self.settings.index.tokenizer, progress=progress,
+        )  # fmt: skip
 
     def index_status(self) -> IndexStats:
         return self.store.stats()

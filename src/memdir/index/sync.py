@@ -84,6 +84,18 @@ class SyncReport:
     cache_hits: int = 0
     seconds: float = 0.0
 
+    def summary(self) -> str:
+        """One line for people: what changed, what was embedded, what was skipped and why."""
+        counts = (
+            f"{self.added} added, {self.changed} changed, {self.renamed} renamed, "
+            f"{self.deleted} deleted, {self.unchanged} unchanged"
+        )
+        work = f"{self.embedded} embedded, {self.cache_hits} from cache"
+        line = f"{counts}; {work}; {self.seconds:.2f}s"
+        for path, reason in self.skipped:
+            line += f"\nskipped {path}: {reason}"
+        return line
+
 
 class FileProblem(Exception):
     """A file that cannot be indexed; the message is the reason in the report."""

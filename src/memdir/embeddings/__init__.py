@@ -1,1 +1,27 @@
 """memdir.embeddings layer."""
+
+from memdir.embeddings.base import Embedder, HashEmbedder, Vectors
+from memdir.embeddings.local import LocalEmbedder
+from memdir.embeddings.openai_compatible import OpenAIEmbedder
+from memdir.embeddings.registry import (
+    ENTRY_POINT_GROUP,
+    EmbedderFactory,
+    available_embedders,
+    create_embedder,
+    register_embedder,
+    unregister_embedder,
+)
+
+__all__ = [
+    "ENTRY_POINT_GROUP",
+    "Embedder",
+    "EmbedderFactory",
+    "HashEmbedder",
+    "LocalEmbedder",
+    "OpenAIEmbedder",
+    "Vectors",
+    "available_embedders",
+    "create_embedder",
+    "register_embedder",
+    "unregister_embedder",
+]

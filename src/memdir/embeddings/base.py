@@ -69,4 +69,5 @@ class HashEmbedder:
         return out
 
     def embed_query(self, text: str) -> Vectors:
-        return self.embed_documents([text])[0]
+        vector: Vectors = self.embed_documents([text])[0]
+        return vector

@@ -29,16 +29,29 @@ def serve(
 ) -> None:
     """Serve the REST API (/api/v1), MCP over HTTP (/mcp) and the memory browser (/),
     with the file watcher and the consolidation scheduler."""
-    from memdir.interfaces.http import serve as run_server
-    from memdir.interfaces.http import watch_and_sync
+    from memdir.interfaces.http import load_or_create_token, token_path, watch_and_sync
+    from memdir.interfaces.http.serve import serve as run_server
 
     st = state(ctx)
     loaded = st.settings()
     cfg = loaded.settings
+    bind = host or cfg.server.host
+    bind_port = cfg.server.port if port is None else port
+    load_or_create_token(loaded.home)
+    base = f"http://{bind}:{bind_port}"
+    typer.echo(
+        f"memdir serving {loaded.home}\n"
+        f"  REST API  {base}/api/v1   (docs: {base}/docs)\n"
+        f"  MCP       {base}/mcp\n"
+        f"  browser   {base}/\n"
+        f"  token     {token_path(loaded.home)} (send as 'Authorization: Bearer <token>')\n"
+        "Ctrl-C to stop.",
+        err=True,
+    )
     run_server(
         loaded.home,
-        host or cfg.server.host,
-        cfg.server.port if port is None else port,
+        bind,
+        bind_port,
         st.agent,
         open_memory=st.open_memory,
         services=[watch_and_sync(cfg.index.watch_debounce_ms)],

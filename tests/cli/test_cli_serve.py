@@ -1,0 +1,60 @@
+"""`memdir serve`, the main job, through the installed entry point in a real subprocess."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@pytest.mark.slow
+def test_serve_answers_rest_with_the_first_run_token(home: Path) -> None:
+    port = free_port()
+    env = {**os.environ, "MEMDIR_HOME": str(home)}
+    base = [sys.executable, "-m", "memdir", "--set", "embeddings.provider=hash"]
+    subprocess.run([*base, "init"], env=env, check=True, capture_output=True)
+    note = home / "workspace" / "memory" / "2026-01-05.md"
+    note.write_text("# 2026-01-05\n\n- We chose PostgreSQL for billing.\n", encoding="utf-8")
+    proc = subprocess.Popen(
+        [*base, "serve", "--port", str(port)], env=env,
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        url = f"http://127.0.0.1:{port}"
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                if httpx.get(f"{url}/health", timeout=1).status_code == 200:
+                    break
+            except httpx.TransportError:
+                pass
+            assert proc.poll() is None, proc.stderr.read() if proc.stderr else ""
+            assert time.monotonic() < deadline, "server did not start within 30 s"
+            time.sleep(0.2)
+        token_file = home / "api-token"
+        assert token_file.stat().st_mode & 0o777 == 0o600
+        token = token_file.read_text(encoding="utf-8").strip()
+        assert httpx.get(f"{url}/api/v1/search", params={"query": "x"}).status_code == 401
+        answer = httpx.get(
+            f"{url}/api/v1/search", params={"query": "which database for billing"},
+            headers={"Authorization": f"Bearer {token}"},
+        )  # fmt: skip
+        assert answer.status_code == 200
+        hits = answer.json()["hits"]
+        assert hits
+        assert hits[0]["path"] == "memory/2026-01-05.md"
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)

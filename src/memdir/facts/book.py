@@ -1,0 +1,136 @@
+"""``FactBook``: the facts API the composition root (``memory.py``) calls.
+
+It binds a store, an optional embedder, a workspace, an optional LLM ``decide``
+and a clock, and forwards to the functions of ``saving``, ``recall``,
+``render`` and ``replay``, which remain usable on their own.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from pathlib import Path
+from types import TracebackType
+
+from memdir.embeddings.base import Embedder
+from memdir.errors import NotFoundError
+from memdir.facts.decide import DecideFn
+from memdir.facts.recall import RecalledFact, list_facts, recall
+from memdir.facts.render import format_facts_for_prompt, top_salient_facts
+from memdir.facts.replay import FactSyncReport, rebuild_facts, sync_facts
+from memdir.facts.saving import Clock, SaveOutcome, forget, save_fact, utc_clock
+from memdir.store.facts_sqlite import Fact, SqliteFactStore
+from memdir.workspace import Workspace
+
+INDEX_DB = Path("index") / "memdir.db"
+
+
+class FactBook:
+    """Structured memory over one workspace: save, recall, forget, list, sync.
+
+    ``store`` must be open. ``embedder`` None means keyword-only. ``decide``
+    (an LLM returning ``FactDecision``) replaces the heuristic dedup/supersede
+    rules; ``clock`` returns an aware datetime (default: now, UTC).
+    """
+
+    def __init__(
+        self,
+        store: SqliteFactStore,
+        embedder: Embedder | None,
+        workspace: Workspace,
+        decide: DecideFn | None = None,
+        clock: Clock | None = None,
+    ) -> None:
+        self.store = store
+        self.embedder = embedder
+        self.workspace = workspace
+        self.decide = decide
+        self.clock = clock or utc_clock
+
+    @classmethod
+    def open(
+        cls,
+        home: Path | str,
+        embedder: Embedder | None,
+        agent_id: str | None = None,
+        decide: DecideFn | None = None,
+        clock: Clock | None = None,
+    ) -> FactBook:
+        """Open the facts of ``home`` (``<home>/index/memdir.db``), global or one agent's."""
+        workspace = Workspace(Path(home), agent_id)
+        scope = "global" if workspace.agent_id is None else f"agent:{workspace.agent_id}"
+        store = SqliteFactStore.open(Path(home) / INDEX_DB, scope=scope)
+        return cls(store, embedder, workspace, decide, clock)
+
+    def close(self) -> None:
+        self.store.close()
+
+    def __enter__(self) -> FactBook:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def save(
+        self, text: str, category: str | None = None, importance: int | None = None
+    ) -> SaveOutcome:
+        return save_fact(
+            self.store, self.embedder, self.workspace, text,
+            category=category, importance=importance, decide=self.decide, clock=self.clock,
+        )  # fmt: skip
+
+    def recall(
+        self,
+        query: str,
+        *,
+        category: str | None = None,
+        as_of: datetime | None = None,
+        limit: int = 5,
+    ) -> list[RecalledFact]:
+        return recall(
+            self.store, self.embedder, query,
+            category=category, as_of=as_of, limit=limit, now=self.clock(),
+        )  # fmt: skip
+
+    def forget(self, fact_id: str | None = None, query: str | None = None, *, reason: str) -> Fact:
+        return forget(
+            self.store, self.workspace,
+            fact_id=fact_id, query=query, reason=reason, embedder=self.embedder, clock=self.clock,
+        )  # fmt: skip
+
+    def get(self, fact_id: str) -> Fact:
+        fact = self.store.get_facts([fact_id]).get(fact_id)
+        if fact is None:
+            raise NotFoundError(f"no fact has the id {fact_id!r}; find it with memory_recall")
+        return fact
+
+    def list_facts(
+        self,
+        category: str | None = None,
+        as_of: datetime | None = None,
+        include_superseded: bool = False,
+        include_forgotten: bool = False,
+    ) -> list[Fact]:
+        return list_facts(self.store, category, as_of, include_superseded, include_forgotten)
+
+    def top_salient(self, limit: int = 20, budget_chars: int = 2_000) -> list[Fact]:
+        return top_salient_facts(self.store, limit, budget_chars, now=self.clock())
+
+    def prompt_block(self, limit: int = 20, budget_chars: int = 2_000) -> str:
+        """The most salient facts, fenced as data, for the system prompt."""
+        return format_facts_for_prompt(self.top_salient(limit, budget_chars))
+
+    def _notes(self) -> list[tuple[str, Path]]:
+        return [(note.relpath, note.path) for note in self.workspace.list_daily_notes()]
+
+    def sync(self) -> FactSyncReport:
+        """Re-read changed daily notes (edited or deleted fact lines take effect)."""
+        return sync_facts(self.store, self.embedder, self._notes())
+
+    def rebuild(self) -> FactSyncReport:
+        """Drop the facts tables of this workspace and replay every daily note."""
+        return rebuild_facts(self.store, self.embedder, self._notes())

@@ -1,0 +1,248 @@
+"""Saving and forgetting facts: the daily note first, then the store.
+
+Every change is a line appended to today's daily note (``markers``) and the
+same event applied to the store, following the replay rules of ``replay``, so
+the store always equals what a rebuild from the notes would give (apart from
+access statistics). A save first looks for candidates (the most similar facts
+valid now) and asks ``decide`` (an LLM, when the caller plugs one in) or the
+documented heuristic (``decide``) whether the text is new, a repeat, or an
+update that supersedes an older fact.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime
+
+from memdir.embeddings.base import Embedder, Vectors
+from memdir.errors import InvalidInputError, NotFoundError
+from memdir.facts.categories import check_category, classify_fact
+from memdir.facts.decide import (
+    Action,
+    DecideFn,
+    FactCandidate,
+    FactDecision,
+    decide_heuristically,
+)
+from memdir.facts.markers import (
+    FACT_ID,
+    format_fact_line,
+    format_forget_line,
+    format_reinforce_line,
+    new_fact_id,
+)
+from memdir.facts.recall import build_fact_query, check_embedder, fuse_ranks, recall
+from memdir.facts.replay import bind_embedder, text_sha
+from memdir.facts.safety import check_fact_text, check_importance, check_reason
+from memdir.store.facts_sqlite import Fact, FactEvent, FactFilter, SqliteFactStore
+from memdir.workspace import NoteLocation, Workspace
+
+logger = logging.getLogger(__name__)
+
+Clock = Callable[[], datetime]
+DEFAULT_IMPORTANCE = 5
+CANDIDATES = 8
+FORGET_MIN_COSINE = 0.5
+_SHOWN_CHARS = 120
+
+
+@dataclass(frozen=True)
+class SaveOutcome:
+    """What a save did.
+
+    ``action`` is the decision taken; ``fact`` the new fact (``add``, ``update``,
+    ``supersede``) or the reinforced one (``none`` with a target), else None;
+    ``superseded`` the older fact now ending (with its ``valid_to``);
+    ``location`` where a line landed in the daily note (None if none was written).
+    """
+
+    action: Action
+    fact: Fact | None
+    superseded: Fact | None
+    location: NoteLocation | None
+    reason: str
+
+
+def utc_clock() -> datetime:
+    return datetime.now(UTC)
+
+
+def find_candidates(
+    store: SqliteFactStore, embedder: Embedder | None, text: str, vector: Vectors | None,
+    now: datetime,
+) -> list[FactCandidate]:  # fmt: skip
+    """The facts valid now most similar to ``text`` (keyword and vector), best first."""
+    filt = FactFilter(as_of=now)
+    match = build_fact_query(text)
+    keyword = store.keyword_search(match, filt, CANDIDATES) if match else []
+    vectors = store.vector_search(vector, filt, CANDIDATES) if vector is not None else []
+    fused = fuse_ranks([keyword, vectors])
+    cosines = dict(vectors)
+    facts = store.get_facts(fused)
+    ranked = sorted(facts, key=lambda fid: (-fused[fid], fid))
+    return [FactCandidate(facts[fid], cosines.get(fid)) for fid in ranked]
+
+
+def _embed_one(store: SqliteFactStore, embedder: Embedder | None, text: str) -> Vectors | None:
+    if embedder is None:
+        return None
+    check_embedder(store, embedder)
+    vector: Vectors = embedder.embed_documents([text])[0]
+    return vector
+
+
+def _checked_decision(decision: FactDecision, candidates: Sequence[FactCandidate]) -> FactDecision:
+    known = {c.fact.id for c in candidates}
+    if decision.target_id is None or decision.target_id in known:
+        return decision
+    logger.warning(
+        "the fact decision named %s, which is not a candidate; saving as a new fact",
+        decision.target_id,
+    )
+    return FactDecision(action="add", reason=f"unknown target {decision.target_id}")
+
+
+def save_fact(
+    store: SqliteFactStore,
+    embedder: Embedder | None,
+    workspace: Workspace,
+    text: str,
+    *,
+    category: str | None = None,
+    importance: int | None = None,
+    decide: DecideFn | None = None,
+    clock: Clock = utc_clock,
+) -> SaveOutcome:
+    """Save ``text`` as a fact, or reinforce/supersede a known one (module docstring).
+
+    Raises ``InvalidInputError`` (empty, too long, several lines, marker syntax,
+    bad category or importance) and ``SecretRejectedError`` before writing anything.
+    """
+    text = check_fact_text(text)
+    explicit_category = None if category is None else check_category(category)
+    explicit_importance = None if importance is None else check_importance(importance)
+    now = clock()
+    vector = _embed_one(store, embedder, text)
+    candidates = find_candidates(store, embedder, text, vector, now)
+    if decide is None:
+        decision = decide_heuristically(text, candidates, explicit_category)
+    else:
+        decision = _checked_decision(decide(text, candidates), candidates)
+    target = next((c.fact for c in candidates if c.fact.id == decision.target_id), None)
+    if decision.action == "none":
+        return _reinforce(store, workspace, target, explicit_importance, now, decision.reason)
+    if decision.action == "add":
+        target = None
+    chosen_category = explicit_category or (
+        target.category if target else classify_fact(text, embedder, vector)
+    )
+    chosen_importance = explicit_importance or (target.importance if target else DEFAULT_IMPORTANCE)
+    fact_id = new_fact_id()
+    supersedes = None if target is None else target.id
+    line = format_fact_line(fact_id, text, chosen_category, chosen_importance, now, supersedes)
+    location = workspace.append_daily(line, date=now.astimezone().date())
+    fact = Fact(
+        id=fact_id, text=text, category=chosen_category, importance=chosen_importance,
+        recorded_at=now, valid_from=now, valid_to=None, supersedes=supersedes,
+        source_path=location.path, source_line=location.start_line,
+    )  # fmt: skip
+    event = FactEvent(
+        location.path, location.start_line, "fact", fact_id, now, text, chosen_category,
+        chosen_importance, supersedes,
+    )  # fmt: skip
+    ended = None if target is None else replace(target, valid_to=now)
+    vectors = {}
+    if vector is not None and embedder is not None:
+        bind_embedder(store, embedder)
+        vectors[fact_id] = (text_sha(text), vector)
+    store.apply(events=[event], upserts=[fact] if ended is None else [fact, ended], vectors=vectors)
+    logger.info("saved fact %s (%s) at %s", fact_id, decision.action, location.cite())
+    return SaveOutcome(decision.action, fact, ended, location, decision.reason)
+
+
+def _reinforce(
+    store: SqliteFactStore,
+    workspace: Workspace,
+    target: Fact | None,
+    importance: int | None,
+    now: datetime,
+    reason: str,
+) -> SaveOutcome:
+    if target is None:
+        return SaveOutcome("none", None, None, None, reason)
+    location = None
+    if importance is not None and importance > target.importance:
+        line = format_reinforce_line(target.id, target.text, importance, now)
+        location = workspace.append_daily(line, date=now.astimezone().date())
+        event = FactEvent(
+            location.path, location.start_line, "reinforce", target.id, now, target.text,
+            importance=importance,
+        )  # fmt: skip
+        target = replace(target, importance=importance)
+        store.apply(events=[event], upserts=[target])
+    store.record_access([target.id], now)
+    updated = store.get_facts([target.id]).get(target.id, target)
+    return SaveOutcome("none", updated, None, location, reason)
+
+
+def forget(
+    store: SqliteFactStore,
+    workspace: Workspace,
+    *,
+    fact_id: str | None = None,
+    query: str | None = None,
+    reason: str,
+    embedder: Embedder | None = None,
+    clock: Clock = utc_clock,
+) -> Fact:
+    """Hide a fact (by id, or the best match of ``query``) from recall, recording why.
+
+    The fact stays listable with ``include_forgotten``; a forget line with the
+    reason goes to today's daily note. Forgetting a forgotten fact changes nothing.
+    """
+    if (fact_id is None) == (query is None):
+        raise InvalidInputError("pass exactly one of fact_id or query to forget a fact")
+    reason = check_reason(reason)
+    now = clock()
+    fact = _find_to_forget(store, embedder, fact_id, query, now)
+    if fact.forgotten:
+        return fact
+    shown = fact.text if len(fact.text) <= _SHOWN_CHARS else fact.text[: _SHOWN_CHARS - 3] + "..."
+    location = workspace.append_daily(
+        format_forget_line(fact.id, shown, reason, now), date=now.astimezone().date()
+    )
+    event = FactEvent(
+        location.path, location.start_line, "forget", fact.id, now, shown, reason=reason
+    )
+    forgotten = replace(fact, forgotten_at=now, forgotten_reason=reason)
+    store.apply(events=[event], upserts=[forgotten])
+    logger.info("forgot fact %s at %s", fact.id, location.cite())
+    return forgotten
+
+
+def _find_to_forget(
+    store: SqliteFactStore, embedder: Embedder | None, fact_id: str | None, query: str | None,
+    now: datetime,
+) -> Fact:  # fmt: skip
+    if fact_id is not None:
+        if not isinstance(fact_id, str) or not FACT_ID.fullmatch(fact_id):
+            raise InvalidInputError(
+                f"fact id {fact_id!r} is not valid; ids look like 'f-ab12cd34ef' "
+                "(find them with memory_recall)"
+            )
+        fact = store.get_facts([fact_id]).get(fact_id)
+        if fact is None:
+            raise NotFoundError(f"no fact has the id {fact_id!r}; find it with memory_recall")
+        return fact
+    hits = recall(store, embedder, query or "", limit=1, now=now, record_access=False)
+    best = hits[0] if hits else None
+    if best is None or (
+        best.breakdown.keyword is None and (best.breakdown.vector or 0.0) < FORGET_MIN_COSINE
+    ):
+        raise NotFoundError(
+            f"no fact matches {query!r} closely enough to forget it; find the fact with "
+            "memory_recall and forget it by id"
+        )
+    return best.fact

@@ -74,7 +74,7 @@ class LlmSettings(_Section):
     api_key_env: str | None = None
     timeout_s: float = Field(60.0, gt=0)
     max_retries: int = Field(2, ge=0, le=10)
-    context_window: int = Field(128_000, ge=1024)
+    context_window: int | None = Field(None, ge=1024)
 
 
 class ContextSettings(_Section):
@@ -83,7 +83,8 @@ class ContextSettings(_Section):
     warn_ratio: float = Field(0.80, gt=0, lt=1)
     prune_ratio: float = Field(0.90, gt=0, le=1)
     max_input_tokens: int | None = Field(None, ge=1024)
-    preserve_recent_pairs: int = Field(2, ge=0)
+    preserve_recent_messages: int = Field(4, ge=0)
+    preserve_recent_pairs: int | None = Field(None, ge=0)
     summary_max_tokens: int = Field(1_000, ge=64)
 
 

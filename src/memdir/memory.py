@@ -19,11 +19,24 @@ from types import TracebackType
 from typing import Any, Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from memdir import __version__
+from memdir import __version__, composition
 from memdir.config import LoadedSettings, Settings, load_settings
-from memdir.embeddings import create_embedder
+from memdir.context import Session, SessionInfo, list_sessions
+from memdir.curate import (
+    ConsolidationResult,
+    ExtractionResult,
+    ExtractionTrigger,
+    SessionNote,
+    consolidate,
+    end_session,
+    extract_after_conversation,
+    learnings_for_prompt,
+    transcript_messages,
+)
 from memdir.embeddings.base import Embedder
-from memdir.errors import ConfigError, InvalidInputError, StoreError
+from memdir.errors import ConfigError, InvalidInputError, NotFoundError, StoreError
+from memdir.facts import Fact, FactBook, RecalledFact, SaveOutcome, SqliteFactStore
+from memdir.facts.render import render_fact_line
 from memdir.index import (
     ChunkingOptions,
     SourceFile,
@@ -32,6 +45,7 @@ from memdir.index import (
     rebuild_index,
     sync_files,
 )
+from memdir.llm import ChatModel, Message
 from memdir.prompt import (
     ContextReport,
     PromptBudget,
@@ -90,6 +104,7 @@ class Memory:
         loaded: LoadedSettings,
         agent_id: str | None,
         embedder: Embedder | None,
+        chat_model: ChatModel | None = None,
     ) -> None:
         self.settings: Settings = loaded.settings
         self.loaded = loaded
@@ -97,7 +112,9 @@ class Memory:
         self.workspace = Workspace(self.home, agent_id)
         self.agent_id = self.workspace.agent_id
         self.embedder = embedder
+        self.chat_model = chat_model
         self._store: SqliteStore | None = None
+        self._facts: FactBook | None = None
         self._lock = threading.RLock()
 
     # -- opening and closing -------------------------------------------------------
@@ -110,23 +127,30 @@ class Memory:
         overrides: Mapping[str, Mapping[str, object]] | None = None,
         settings: LoadedSettings | None = None,
         embedder: Embedder | None = _UNSET,
+        chat_model: ChatModel | None = _UNSET,
     ) -> Memory:
         """Open the memory under ``home`` (default ``$MEMDIR_HOME`` or ``~/.memdir``).
 
         ``embedder`` replaces the configured embedding provider (pass ``None`` for
-        keyword-only search, or a ``HashEmbedder`` in tests). Opening writes nothing;
-        :meth:`init` seeds the workspace.
+        keyword-only search, or a ``HashEmbedder`` in tests); ``chat_model``
+        replaces the configured LLM (``None`` for heuristics, a ``ScriptedChatModel``
+        in tests). Opening writes nothing; :meth:`init` seeds the workspace.
         """
         loaded = settings or load_settings(home, overrides)
         if embedder is _UNSET:
-            embedder = _configured_embedder(loaded.settings)
-        return cls(loaded, agent_id, embedder)
+            embedder = composition.configured_embedder(loaded.settings)
+        if chat_model is _UNSET:
+            chat_model = composition.configured_chat_model(loaded.settings)
+        return cls(loaded, agent_id, embedder, chat_model)
 
     def close(self) -> None:
         with self._lock:
             if self._store is not None:
                 self._store.close()
                 self._store = None
+            if self._facts is not None:
+                self._facts.close()
+                self._facts = None
 
     def __enter__(self) -> Memory:
         return self
@@ -152,6 +176,17 @@ class Memory:
                     self.index_path, tokenizer=self.settings.index.tokenizer
                 )
             return self._store
+
+    @property
+    def facts(self) -> FactBook:
+        """The structured facts of this workspace (derived from marked daily-note lines)."""
+        with self._lock:
+            if self._facts is None:
+                self.index_path.parent.mkdir(parents=True, exist_ok=True)
+                store = SqliteFactStore.open(self.index_path, scope=source_of(self.agent_id))
+                decide = composition.model_decider(self.chat_model)
+                self._facts = FactBook(store, self.embedder, self.workspace, decide=decide)
+            return self._facts
 
     # -- workspace -----------------------------------------------------------------
     def init(self, name: str | None = None, description: str | None = None) -> list[str]:
@@ -199,6 +234,11 @@ class Memory:
             tool_names=TOOL_NAMES,
             daily_note_count=len(self.workspace.list_daily_notes()),
             memory_dir=str(self.workspace.memory_dir),
+            learnings=learnings_for_prompt(self.workspace, cfg.learnings_budget_chars),
+            facts=tuple(
+                render_fact_line(f)
+                for f in self.facts.top_salient(budget_chars=cfg.facts_budget_chars)
+            ),
             budget=PromptBudget(per_file_chars=cfg.per_file_chars, total_chars=cfg.total_chars),
         )
 
@@ -236,10 +276,12 @@ class Memory:
     ) -> SyncReport:
         """Bring the index up to date with the files (incremental by content hash)."""
         files, sources = self._source_files(all_agents)
-        return sync_files(
+        report = sync_files(
             self.store, self.embedder, files, sources=sources,
             options=self._sync_options(), progress=progress,
         )  # fmt: skip
+        self.facts.sync()
+        return report
 
     def rebuild(self, progress: ProgressCallback | None = None) -> SyncReport:
         """Rebuild the derived index from the files (keeps the embedding cache).
@@ -259,10 +301,12 @@ class Memory:
                 SqliteStore.delete(self.index_path)
                 store = SqliteStore.open(self.index_path, tokenizer=None)
             self._store = store
-        return rebuild_index(
+        report = rebuild_index(
             store, self.embedder, files, sources=sources, options=self._sync_options(),
             tokenizer=self.settings.index.tokenizer, progress=progress,
         )  # fmt: skip
+        self.facts.rebuild()
+        return report
 
     def index_status(self) -> IndexStats:
         return self.store.stats()
@@ -312,6 +356,86 @@ class Memory:
             self.store, self.embedder, query, sources=self._sources(scope), options=options
         )
 
+    # -- facts -------------------------------------------------------------------
+    def save(
+        self, content: str, category: str | None = None, importance: int | None = None
+    ) -> SaveOutcome:
+        """Save a fact to today's daily note and the facts store (``memory_save``).
+
+        A near-duplicate reinforces the existing fact; an update supersedes the old one.
+        """
+        return self.facts.save(content, category=category, importance=importance)
+
+    def recall(
+        self,
+        query: str,
+        category: str | None = None,
+        as_of: datetime | None = None,
+        limit: int = 5,
+    ) -> list[RecalledFact]:
+        """Facts valid now (or ``as_of``) that answer ``query`` (``memory_recall``)."""
+        return self.facts.recall(query, category=category, as_of=as_of, limit=limit)
+
+    def forget(
+        self, fact_id: str | None = None, query: str | None = None, reason: str = ""
+    ) -> Fact:
+        """Hide a fact from recall and record why in the daily note (``memory_forget``)."""
+        if not reason.strip():
+            raise InvalidInputError("forgetting a fact needs a reason; it is kept for audit")
+        return self.facts.forget(fact_id, query, reason=reason)
+
+    def list_facts(
+        self,
+        category: str | None = None,
+        as_of: datetime | None = None,
+        include_superseded: bool = False,
+        include_forgotten: bool = False,
+    ) -> list[Fact]:
+        return self.facts.list_facts(category, as_of, include_superseded, include_forgotten)
+
+    def _save_fact(self, text: str, category: str | None, importance: int | None) -> object:
+        return self.save(text, category=category, importance=importance)
+
+    # -- sessions and curation -----------------------------------------------------
+    def session(self, session_id: str) -> Session:
+        """The transcript of one conversation (``sessions/<agent>/<id>.jsonl``)."""
+        return Session(self.home, session_id, agent_id=self.agent_id)
+
+    def sessions(self) -> list[SessionInfo]:
+        return list_sessions(self.home, self.agent_id)
+
+    def _transcript(self, session_id: str) -> list[Message]:
+        session = self.session(session_id)
+        if not session.exists:
+            raise NotFoundError(
+                f"no session {session_id!r} for {self.agent_id or 'the global workspace'}; "
+                "list them with `memdir session list`"
+            )
+        return transcript_messages(session.load())
+
+    def extract(self, session_id: str, scheduled: bool = False) -> ExtractionResult:
+        """Extract durable memory from a finished conversation (model, else heuristics)."""
+        return extract_after_conversation(
+            self.workspace, self._transcript(session_id), model=self.chat_model,
+            save_fact=self._save_fact,
+            trigger=ExtractionTrigger(scheduled=scheduled, session_id=session_id),
+            policy=composition.extraction_policy(self.settings),
+        )  # fmt: skip
+
+    def consolidate(self, dry_run: bool = False, days: int | None = None) -> ConsolidationResult:
+        """Promote what is stable in recent daily notes into MEMORY.md (loss-guarded)."""
+        return consolidate(
+            self.workspace, model=self.chat_model,
+            days=days or self.settings.curate.consolidate_days, dry_run=dry_run,
+        )  # fmt: skip
+
+    def end_session(self, session_id: str) -> SessionNote | None:
+        """Write the last messages of a session as ``memory/YYYY-MM-DD-<slug>.md``."""
+        return end_session(
+            self.workspace, self._transcript(session_id), model=self.chat_model,
+            count=self.settings.curate.session_end_messages, session_id=session_id,
+        )  # fmt: skip
+
 
 def _valid_agent(name: str) -> bool:
     try:
@@ -330,20 +454,3 @@ def _timezone(name: str | None) -> Any:
         raise ConfigError(
             f"unknown timezone {name!r} in prompt.timezone; use e.g. Europe/Paris"
         ) from exc
-
-
-def _configured_embedder(settings: Settings) -> Embedder | None:
-    cfg = settings.embeddings
-    options: dict[str, object] = {}
-    if cfg.provider == "openai":
-        if not cfg.base_url or not cfg.model:
-            raise ConfigError(
-                "embeddings.provider = 'openai' needs embeddings.base_url and embeddings.model"
-            )
-        options.update(
-            model=cfg.model, base_url=cfg.base_url, batch_size=cfg.batch_size,
-            api_key=os.environ.get(cfg.api_key_env), timeout=cfg.timeout_s,
-        )  # fmt: skip
-    elif cfg.provider == "local":
-        options["batch_size"] = cfg.batch_size
-    return create_embedder(cfg.provider, **options)

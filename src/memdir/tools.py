@@ -16,9 +16,8 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, is_dataclass
-from dataclasses import fields as dc_fields
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar
 
@@ -32,6 +31,7 @@ from pydantic import (
 )
 
 from memdir.errors import MemdirError
+from memdir.facts import MAX_FACT_CHARS, Fact, RecalledFact, SaveOutcome
 from memdir.search import SearchResults
 from memdir.workspace import FileSlice
 
@@ -88,11 +88,11 @@ class MemoryGetArgs(_Args):
 
 class MemorySaveArgs(_Args):
     content: str = Field(
-        min_length=1, max_length=4000, description="One short, self-contained statement."
+        min_length=1, max_length=MAX_FACT_CHARS, description="One short, self-contained statement."
     )
     category: str | None = _CATEGORY
-    importance: float | None = Field(
-        None, ge=0.0, le=1.0, description="0 (trivial) to 1 (critical); default: estimated."
+    importance: int | None = Field(
+        None, ge=1, le=10, description="1 (trivial) to 10 (critical); default: estimated."
     )
 
 
@@ -188,82 +188,46 @@ def render_file_list(prefix: str, paths: list[str]) -> str:
     return "\n".join(paths)
 
 
-def _fields(value: object) -> dict[str, Any]:
-    """The public fields of a result value, nested values (``fact=``) merged in."""
-    if is_dataclass(value) and not isinstance(value, type):
-        items = {f.name: getattr(value, f.name) for f in dc_fields(value)}
-    elif isinstance(value, BaseModel):
-        items = dict(value)
-    else:
-        items = {k: v for k, v in vars(value).items() if not k.startswith("_")}
-    merged: dict[str, Any] = {}
-    for key, item in items.items():
-        if key == "fact" and not isinstance(item, str | int | float):
-            merged.update(_fields(item))
-        else:
-            merged[key] = item
-    return merged
+def _stamp(value: datetime) -> str:
+    return value.isoformat(timespec="seconds")
 
 
-def _stamp(value: object) -> str:
-    return value.isoformat(timespec="seconds") if isinstance(value, datetime) else str(value)
+def render_fact(fact: Fact, score: float | None = None) -> str:
+    """One fact on one line: ``[id] text (category, importance, score, validity)``."""
+    details = [fact.category, f"importance {fact.importance}"]
+    if score is not None:
+        details.append(f"score {score:.3f}")
+    details.append(f"since {_stamp(fact.valid_from)}")
+    if fact.valid_to is not None:
+        details.append(f"until {_stamp(fact.valid_to)}")
+    if fact.supersedes:
+        details.append(f"supersedes {fact.supersedes}")
+    if fact.forgotten_at is not None:
+        details.append(f"forgotten: {fact.forgotten_reason}")
+    return f"[{fact.id}] {fact.text} ({'; '.join(details)})"
 
 
-def render_fact(value: object) -> str:
-    """One fact on one line: ``[id] content (category, importance, dates)``."""
-    data = _fields(value)
-    details = [str(data[k]) for k in ("category",) if data.get(k)]
-    for key in ("importance", "score"):
-        if isinstance(data.get(key), int | float):
-            details.append(f"{key} {data[key]:.2f}")
-    if data.get("recorded_at"):
-        details.append(f"recorded {_stamp(data['recorded_at'])}")
-    if data.get("valid_to"):
-        details.append(f"valid until {_stamp(data['valid_to'])}")
-    if data.get("supersedes"):
-        details.append(f"supersedes {data['supersedes']}")
-    suffix = f" ({'; '.join(details)})" if details else ""
-    return f"[{data.get('id', '?')}] {data.get('content', '')}{suffix}"
-
-
-def _related(data: Mapping[str, Any], keys: tuple[str, ...]) -> list[str]:
-    lines = []
-    for key in keys:
-        items = data.get(key)
-        if not items:
-            continue
-        items = items if isinstance(items, list | tuple) else [items]
-        lines.append(f"{key.replace('_', ' ')}:")
-        lines.extend(
-            f"  {render_fact(item) if not isinstance(item, str) else item}" for item in items
-        )
-    return lines
-
-
-def render_save(result: object) -> str:
-    data = _fields(result)
-    lines = [f"Saved: {render_fact(result)}"]
-    if data.get("path"):
-        lines.append(f"written to {data['path']}")
-    lines.extend(_related(data, ("superseded", "duplicates")))
+def render_save(outcome: SaveOutcome) -> str:
+    verb = {"add": "Saved", "update": "Updated", "supersede": "Saved", "none": "Already known"}
+    if outcome.fact is None:
+        return f"Nothing saved: {outcome.reason}"
+    lines = [f"{verb.get(outcome.action, 'Saved')}: {render_fact(outcome.fact)}"]
+    if outcome.superseded is not None:
+        lines.append(f"superseded: {render_fact(outcome.superseded)}")
+    if outcome.location is not None:
+        lines.append(f"written to {outcome.location.cite()}")
     return "\n".join(lines)
 
 
-def render_recall(query: str, facts: list[Any]) -> str:
+def render_recall(query: str, facts: Sequence[RecalledFact]) -> str:
     if not facts:
         return f"No saved facts match {query!r}."
-    return "\n".join([f"{len(facts)} fact(s) for {query!r}:", *(render_fact(f) for f in facts)])
+    rows = [render_fact(r.fact, r.score) for r in facts]
+    return "\n".join([f"{len(facts)} fact(s) for {query!r}:", *rows])
 
 
-def render_forget(result: object) -> str:
-    data = _fields(result)
-    forgotten = data.get("forgotten") or data.get("facts")
-    if forgotten is not None:
-        items = forgotten if isinstance(forgotten, list | tuple) else [forgotten]
-        if not items:
-            return "No fact was retired."
-        return "\n".join(["Retired:", *(f"  {render_fact(item)}" for item in items)])
-    return f"Retired: {render_fact(result)}"
+def render_forget(fact: Fact) -> str:
+    return f"Retired: {render_fact(fact)}"
 
 
 @dataclass(frozen=True)

@@ -27,10 +27,10 @@ def test_serve_answers_rest_with_the_first_run_token(home: Path) -> None:
     subprocess.run([*base, "init"], env=env, check=True, capture_output=True)
     note = home / "workspace" / "memory" / "2026-01-05.md"
     note.write_text("# 2026-01-05\n\n- We chose PostgreSQL for billing.\n", encoding="utf-8")
+    log = (home.parent / "serve.log").open("w")
     proc = subprocess.Popen(
-        [*base, "serve", "--port", str(port)], env=env,
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-    )  # fmt: skip
+        [*base, "serve", "--port", str(port)], env=env, stdout=log, stderr=log, text=True
+    )
     try:
         url = f"http://127.0.0.1:{port}"
         deadline = time.monotonic() + 30
@@ -40,7 +40,7 @@ def test_serve_answers_rest_with_the_first_run_token(home: Path) -> None:
                     break
             except httpx.TransportError:
                 pass
-            assert proc.poll() is None, proc.stderr.read() if proc.stderr else ""
+            assert proc.poll() is None, (home.parent / "serve.log").read_text()
             assert time.monotonic() < deadline, "server did not start within 30 s"
             time.sleep(0.2)
         token_file = home / "api-token"
@@ -58,3 +58,4 @@ def test_serve_answers_rest_with_the_first_run_token(home: Path) -> None:
     finally:
         proc.terminate()
         proc.wait(timeout=10)
+        log.close()

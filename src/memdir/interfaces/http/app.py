@@ -19,6 +19,7 @@ from starlette.routing import Route
 from memdir import __version__
 from memdir.config import resolve_home
 from memdir.interfaces.http.auth import BearerAuth, BodyLimit, load_or_create_token
+from memdir.interfaces.http.browser import mount_browser
 from memdir.interfaces.http.memories import AgentMemories, MemoryOpener
 from memdir.interfaces.http.problems import install_problem_handlers
 from memdir.interfaces.http.routes import router
@@ -91,4 +92,5 @@ def create_app(
 
     app.add_middleware(BodyLimit, max_bytes=max_body_bytes)
     app.add_middleware(BearerAuth, token=token or load_or_create_token(home_path))
+    mount_browser(app)  # after the auth: the page at / and /static/ needs no token
     return app

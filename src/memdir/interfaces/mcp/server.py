@@ -163,5 +163,7 @@ async def serve_stdio(memory: Memory) -> None:
 
 
 def run_stdio(memory: Memory) -> None:
-    """Blocking entry point of ``memdir mcp``: serve ``memory`` over stdio."""
+    """Blocking entry point of ``memdir mcp``: seed the workspace (only missing files),
+    then serve ``memory`` over stdio."""
+    memory.init()
     anyio.run(serve_stdio, memory)

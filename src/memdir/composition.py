@@ -1,0 +1,89 @@
+"""Builders that turn settings into providers and policies, for the ``Memory`` facade.
+
+Part of the composition root: only ``memory.py`` calls these. Keeping them here
+keeps the facade a list of operations rather than a list of constructors.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+
+from memdir.config import Settings
+from memdir.context import ContextPolicy
+from memdir.curate import ExtractionPolicy
+from memdir.embeddings import create_embedder
+from memdir.embeddings.base import Embedder
+from memdir.errors import ConfigError
+from memdir.facts import DecideFn, FactCandidate, FactDecision, build_decision_prompt
+from memdir.llm import ChatModel, Message, complete_structured, create_chat_model
+
+_DEFAULT_KEY_ENV = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}
+
+
+def configured_embedder(settings: Settings) -> Embedder | None:
+    """The embedder ``embeddings.*`` asks for (``None`` for keyword-only)."""
+    cfg = settings.embeddings
+    options: dict[str, object] = {}
+    if cfg.provider == "openai":
+        if not cfg.base_url or not cfg.model:
+            raise ConfigError(
+                "embeddings.provider = 'openai' needs embeddings.base_url and embeddings.model"
+            )
+        options.update(
+            model=cfg.model, base_url=cfg.base_url, batch_size=cfg.batch_size,
+            api_key=os.environ.get(cfg.api_key_env), timeout=cfg.timeout_s,
+        )  # fmt: skip
+    elif cfg.provider == "local":
+        options["batch_size"] = cfg.batch_size
+    return create_embedder(cfg.provider, **options)
+
+
+def configured_chat_model(settings: Settings) -> ChatModel | None:
+    """The chat model ``llm.*`` asks for (``None``: features fall back to heuristics)."""
+    cfg = settings.llm
+    if cfg.provider in ("none", ""):
+        return None
+    if not cfg.model:
+        raise ConfigError(f"llm.provider = {cfg.provider!r} needs llm.model (the model name)")
+    options: dict[str, object] = {"timeout": cfg.timeout_s, "max_retries": cfg.max_retries}
+    key_env = cfg.api_key_env or _DEFAULT_KEY_ENV.get(cfg.provider)
+    if key_env:
+        options["api_key"] = os.environ.get(key_env)
+        options["api_key_setting"] = f"the {key_env} environment variable (llm.api_key_env)"
+    if cfg.base_url:
+        options["base_url"] = cfg.base_url
+    if cfg.context_window:
+        options["context_window"] = cfg.context_window
+    return create_chat_model(cfg.provider, model=cfg.model, **options)
+
+
+def context_policy(settings: Settings) -> ContextPolicy:
+    cfg = settings.context
+    return ContextPolicy(
+        max_input_tokens=cfg.max_input_tokens,
+        flush_ratio=cfg.flush_ratio,
+        compact_trigger_ratio=cfg.compact_trigger_ratio,
+        warn_ratio=cfg.warn_ratio,
+        prune_ratio=cfg.prune_ratio,
+        preserve_recent_messages=cfg.preserve_recent_messages,
+        preserve_recent_pairs=cfg.preserve_recent_pairs,
+        summary_max_tokens=cfg.summary_max_tokens,
+    )
+
+
+def extraction_policy(settings: Settings) -> ExtractionPolicy:
+    return ExtractionPolicy(cooldown_s=settings.curate.extraction_cooldown_s)
+
+
+def model_decider(model: ChatModel | None) -> DecideFn | None:
+    """Let the chat model decide add / update / supersede / nothing for a new fact."""
+    if model is None:
+        return None
+
+    def decide(new_text: str, candidates: Sequence[FactCandidate]) -> FactDecision:
+        prompt = build_decision_prompt(new_text, candidates)
+        messages = [Message(role="user", content=prompt)]
+        return complete_structured(model, messages, FactDecision)
+
+    return decide

@@ -1,0 +1,152 @@
+// The memory browser: sign-in, the agent selector, tabs, and the views they show.
+
+import { forgetToken, getJson, readToken, saveToken, session, takeTokenFromFragment } from "./api.js";
+import { refreshContext } from "./context.js";
+import { describeError, fill, formatNumber } from "./dom.js";
+import { initFacts, refreshFacts } from "./facts.js";
+import { initFiles, refreshFiles, showFile } from "./files.js";
+import { initSearch, refreshSearch } from "./search.js";
+
+const TABS = ["search", "files", "facts", "context"];
+const byId = (id) => document.getElementById(id);
+
+let activeTab = "search";
+const stale = new Set(TABS);
+
+const ctx = {
+  // Open `path` in the file view with lines start..end highlighted.
+  async openFile(path, start, end, agent = session.agent) {
+    showTab("files", false);
+    if (stale.has("files")) {
+      stale.delete("files");
+      await refreshFiles(ctx);
+    }
+    await showFile(path, start, end, agent);
+  },
+};
+
+const REFRESH = {
+  search: () => refreshSearch(ctx),
+  files: () => refreshFiles(ctx),
+  facts: () => refreshFacts(ctx),
+  context: () => refreshContext(ctx),
+};
+
+function showTab(name, load = true) {
+  activeTab = name;
+  for (const tab of TABS) {
+    const selected = tab === name;
+    const button = byId(`tab-${tab}`);
+    button.setAttribute("aria-selected", String(selected));
+    button.tabIndex = selected ? 0 : -1;
+    byId(`panel-${tab}`).hidden = !selected;
+  }
+  if (load && stale.has(name)) {
+    stale.delete(name);
+    REFRESH[name]();
+  }
+}
+
+function initTabs() {
+  const tablist = byId("tabs");
+  for (const tab of TABS) byId(`tab-${tab}`).addEventListener("click", () => showTab(tab));
+  tablist.addEventListener("keydown", (event) => {
+    const index = TABS.indexOf(activeTab);
+    const moves = {
+      ArrowRight: (index + 1) % TABS.length,
+      ArrowLeft: (index + TABS.length - 1) % TABS.length,
+      Home: 0,
+      End: TABS.length - 1,
+    };
+    if (!(event.key in moves)) return;
+    event.preventDefault();
+    const next = TABS[moves[event.key]];
+    showTab(next);
+    byId(`tab-${next}`).focus();
+  });
+}
+
+async function loadIndexStatus() {
+  try {
+    const stats = await getJson("/index/status");
+    const embedder = stats.identity
+      ? `${stats.identity.provider} ${stats.identity.model} (${stats.identity.dimensions} dims)`
+      : "keyword only";
+    fill(byId("index-status"), `Index: ${formatNumber(stats.files)} files, ` +
+      `${formatNumber(stats.chunks)} chunks, ${formatNumber(stats.vectors)} vectors · ${embedder}`);
+  } catch (error) {
+    fill(byId("index-status"), describeError(error));
+  }
+}
+
+function fillAgents(agents) {
+  const select = byId("agent");
+  const options = [new Option("Default workspace", "")];
+  for (const agent of agents) options.push(new Option(agent, agent));
+  select.replaceChildren(...options);
+  select.value = agents.includes(session.agent) ? session.agent : "";
+  session.agent = select.value;
+}
+
+function showLogin(message) {
+  byId("workspace").hidden = true;
+  byId("session-tools").hidden = true;
+  byId("login").hidden = false;
+  fill(byId("login-error"), message || "");
+  byId("token").focus();
+}
+
+async function connect() {
+  let agents;
+  try {
+    agents = (await getJson("/agents", {}, "")).agents;
+  } catch (error) {
+    showLogin(error.status === 401 ? "That token was refused: paste the one in " +
+      "$MEMDIR_HOME/api-token." : describeError(error));
+    return;
+  }
+  fillAgents(agents);
+  byId("login").hidden = true;
+  byId("workspace").hidden = false;
+  byId("session-tools").hidden = false;
+  for (const tab of TABS) stale.add(tab);
+  showTab(activeTab);
+  loadIndexStatus();
+}
+
+function initSession() {
+  byId("login-form").addEventListener("submit", (event) => {
+    event.preventDefault();
+    const token = byId("token").value.trim();
+    if (!token) return;
+    saveToken(token);
+    byId("token").value = "";
+    connect();
+  });
+  byId("sign-out").addEventListener("click", () => {
+    forgetToken();
+    showLogin("The token was removed from this browser.");
+  });
+  byId("agent").addEventListener("change", (event) => {
+    session.agent = event.target.value;
+    for (const tab of TABS) stale.add(tab);
+    showTab(activeTab);
+    loadIndexStatus();
+  });
+  window.addEventListener("memdir:unauthorized", () => {
+    showLogin("The server refused the token: paste the one in $MEMDIR_HOME/api-token.");
+  });
+}
+
+function start() {
+  initTabs();
+  initSession();
+  initSearch(ctx);
+  initFiles(ctx);
+  initFacts(ctx);
+  takeTokenFromFragment();
+  if (readToken()) connect();
+  else showLogin();
+}
+
+start();

@@ -1,0 +1,61 @@
+// Building DOM nodes from data. Memory is untrusted: every string goes in as a
+// text node or an attribute value set through the DOM, never parsed as HTML.
+
+export function h(tag, props = {}, ...children) {
+  const el = document.createElement(tag);
+  for (const [key, value] of Object.entries(props)) {
+    if (value === undefined || value === null || value === false) continue;
+    if (key === "class") el.className = value;
+    else if (key === "dataset") Object.assign(el.dataset, value);
+    else if (key === "style") {
+      for (const [name, v] of Object.entries(value)) el.style.setProperty(name, v);
+    } else if (key.startsWith("on") && typeof value === "function") {
+      el.addEventListener(key.slice(2), value);
+    } else el.setAttribute(key, value === true ? "" : String(value));
+  }
+  el.append(...nodes(children));
+  return el;
+}
+
+function nodes(children) {
+  const out = [];
+  for (const child of children.flat(Infinity)) {
+    if (child === undefined || child === null || child === false) continue;
+    out.push(child instanceof Node ? child : document.createTextNode(String(child)));
+  }
+  return out;
+}
+
+// Replace the children of `el` with `children` (nodes or strings).
+export function fill(el, ...children) {
+  el.replaceChildren(...nodes(children));
+}
+
+export function formatNumber(n) {
+  return Number(n).toLocaleString("en-US");
+}
+
+export function formatScore(n) {
+  const value = Number(n);
+  if (!Number.isFinite(value)) return String(n);
+  return Math.abs(value) >= 100 ? value.toFixed(1) : value.toPrecision(3);
+}
+
+// "2024-05-02 14:03" in the browser's time zone, or the raw string if it is not a date.
+export function formatTime(iso) {
+  const date = new Date(iso);
+  if (Number.isNaN(date.getTime())) return String(iso);
+  const pad = (n) => String(n).padStart(2, "0");
+  return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())} ` +
+    `${pad(date.getHours())}:${pad(date.getMinutes())}`;
+}
+
+export function timeEl(iso) {
+  return h("time", { datetime: iso }, formatTime(iso));
+}
+
+// An error from the API (or the network) as one line for a status area.
+export function describeError(error) {
+  if (error && error.status) return `${error.title} (${error.status}): ${error.detail}`;
+  return `Could not reach the memdir server: ${error && error.message ? error.message : error}`;
+}

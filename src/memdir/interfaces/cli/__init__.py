@@ -13,7 +13,7 @@ from typing import Annotated
 import typer
 
 from memdir import __version__
-from memdir.interfaces.cli import bench, index, server, workspace
+from memdir.interfaces.cli import bench, curate, facts, index, server, workspace
 from memdir.interfaces.cli import config as config_cmds
 from memdir.interfaces.cli._app import AppState, make_app
 
@@ -55,6 +55,8 @@ def _root(
 workspace.register(app)
 index.register(app)
 server.register(app)
+facts.register(app)
+curate.register(app)
 app.add_typer(config_cmds.app, name="config")
 app.add_typer(bench.app, name="bench")
 

@@ -1,0 +1,106 @@
+"""Fact commands: ``save``, ``recall``, ``forget`` and ``facts list``."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated
+
+import typer
+
+from memdir.interfaces.cli._app import make_app, print_json, state
+from memdir.tools import render_fact, render_recall, render_save
+
+facts_app = make_app("Inspect structured facts.")
+
+AsOf = Annotated[
+    datetime | None,
+    typer.Option("--as-of", help="What was true at this date/time (ISO 8601)."),
+]
+Category = Annotated[
+    str | None, typer.Option(help="preference, decision, fact, context, or your own.")
+]
+Json = Annotated[bool, typer.Option("--json", help="Print JSON.")]
+
+
+def register(app: typer.Typer) -> None:
+    app.command("save")(save)
+    app.command("recall")(recall)
+    app.command("forget")(forget)
+    app.add_typer(facts_app, name="facts")
+
+
+def save(
+    ctx: typer.Context,
+    content: Annotated[str, typer.Argument(help="One short, self-contained statement.")],
+    category: Category = None,
+    importance: Annotated[
+        int | None, typer.Option(min=1, max=10, help="1 (trivial) to 10 (critical).")
+    ] = None,
+    as_json: Json = False,
+) -> None:
+    """Save a fact to today's daily note and the facts store (the memory_save tool)."""
+    with state(ctx).open_memory() as memory:
+        outcome = memory.save(content, category=category, importance=importance)
+    if as_json:
+        print_json(outcome)
+    else:
+        typer.echo(render_save(outcome))
+
+
+def recall(
+    ctx: typer.Context,
+    query: Annotated[str, typer.Argument(help="What you want to know.")],
+    category: Category = None,
+    as_of: AsOf = None,
+    limit: Annotated[int, typer.Option(min=1, max=100, help="How many facts.")] = 5,
+    as_json: Json = False,
+) -> None:
+    """Recall the facts that answer a question (the memory_recall tool)."""
+    with state(ctx).open_memory() as memory:
+        memory.sync()
+        facts = memory.recall(query, category=category, as_of=as_of, limit=limit)
+    if as_json:
+        print_json(facts)
+    else:
+        typer.echo(render_recall(query, facts))
+
+
+def forget(
+    ctx: typer.Context,
+    reason: Annotated[str, typer.Option(help="Why the fact is retired (kept for audit).")],
+    fact_id: Annotated[str | None, typer.Option("--id", help="The fact's id.")] = None,
+    query: Annotated[str | None, typer.Option(help="Text matching the fact.")] = None,
+    as_json: Json = False,
+) -> None:
+    """Hide a fact from recall; the reason is written to the daily note (memory_forget)."""
+    if (fact_id is None) == (query is None):
+        raise typer.BadParameter("give exactly one of --id or --query")
+    with state(ctx).open_memory() as memory:
+        fact = memory.forget(fact_id=fact_id, query=query, reason=reason)
+    if as_json:
+        print_json(fact)
+    else:
+        typer.echo(f"Retired: {render_fact(fact)}")
+
+
+@facts_app.command("list")
+def facts_list(
+    ctx: typer.Context,
+    category: Category = None,
+    as_of: AsOf = None,
+    all_: Annotated[
+        bool, typer.Option("--all", help="Include superseded and forgotten facts.")
+    ] = False,
+    as_json: Json = False,
+) -> None:
+    """List facts valid now (or --as-of), oldest first; --all shows their history too."""
+    with state(ctx).open_memory() as memory:
+        memory.sync()
+        facts = memory.list_facts(category, as_of, include_superseded=all_, include_forgotten=all_)
+    if as_json:
+        print_json(facts)
+        return
+    if not facts:
+        typer.echo("no facts")
+    for fact in facts:
+        typer.echo(render_fact(fact))

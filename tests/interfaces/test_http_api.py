@@ -153,12 +153,13 @@ def test_prompt_context_and_index_routes(api: httpx.Client) -> None:
     assert status["files"] >= 1
 
 
-@pytest.mark.parametrize(
-    "path", ["/api/v1/memory/coder/summarize/conv-1", "/api/v1/memory/coder/emergence"]
-)
-def test_curation_routes_say_not_available_yet(api: httpx.Client, path: str) -> None:
-    body = assert_problem(api.post(path), 501)
-    assert "not available yet" in str(body["detail"])
+def test_curation_routes(api: httpx.Client) -> None:
+    missing = api.post("/api/v1/memory/coder/summarize/conv-1")
+    body = assert_problem(missing, 404)
+    assert "memdir session list" in str(body["detail"])
+    dry = api.post("/api/v1/memory/global/emergence", params={"dry_run": "true"})
+    assert dry.status_code == 200
+    assert dry.json()["written"] is False
 
 
 def test_unknown_route_is_404_problem(api: httpx.Client) -> None:

@@ -13,7 +13,6 @@ from fastapi import APIRouter, Body, Depends, Path, Query, Request
 from fastapi.encoders import jsonable_encoder
 from pydantic import BaseModel, ConfigDict, Field
 
-from memdir.interfaces.http.problems import NotAvailableError
 from memdir.memory import Memory
 from memdir.tools import (
     MAX_CONTENT_CHARS,
@@ -186,20 +185,37 @@ def list_agents(memory: MemoryDep) -> dict[str, list[str]]:
 # -- curation (wired by the curate layer) ------------------------------------------------
 
 
-def curation_not_available(what: str) -> NotAvailableError:
-    return NotAvailableError(f"{what} is not available yet in this memdir version; use the CLI")
+def _agent_memory(request: Request, agent: str) -> Memory:
+    """The memory of a path's ``{agent}`` part; ``global`` names the global workspace."""
+    memory: Memory = request.app.state.memories.get(None if agent == "global" else agent)
+    return memory
 
 
 @router.post("/memory/{agent}/summarize/{conversation}", tags=["curation"])
-def summarize_conversation(agent: str, conversation: str) -> Any:
-    """Curate memory from one conversation transcript (501 until curation lands)."""
-    raise curation_not_available("conversation summarization")
+def summarize_conversation(request: Request, agent: str, conversation: str) -> Any:
+    """Curate memory from one conversation transcript (``sessions/<agent>/<id>.jsonl``):
+    daily entry, facts and loss-guarded MEMORY.md/USER.md updates; the model when
+    configured, heuristics otherwise. ``agent`` may be ``global``."""
+    return jsonable_encoder(_agent_memory(request, agent).extract(conversation))
 
 
 @router.post("/memory/{agent}/emergence", tags=["curation"])
-def run_emergence(agent: str) -> Any:
-    """Consolidate recent daily notes into MEMORY.md (501 until curation lands)."""
-    raise curation_not_available("consolidation (emergence)")
+def run_emergence(
+    request: Request,
+    agent: str,
+    dry_run: Annotated[bool, Query(description="Return the diff; write nothing.")] = False,
+    days: Annotated[int | None, Query(ge=1, le=365)] = None,
+) -> Any:
+    """Consolidate recent daily notes into MEMORY.md (loss-guarded); returns the diff."""
+    result = _agent_memory(request, agent).consolidate(dry_run=dry_run, days=days)
+    return {
+        "method": result.method,
+        "notes": result.notes,
+        "added": result.added,
+        "diff": result.diff,
+        "written": result.written,
+        "error": result.error,
+    }
 
 
 # -- the agent tools ------------------------------------------------------------------------

@@ -23,6 +23,9 @@ const ctx = {
     }
     await showFile(path, start, end, agent);
   },
+  indexChanged() {
+    loadIndexStatus();
+  },
 };
 
 const REFRESH = {
@@ -71,7 +74,7 @@ async function loadIndexStatus() {
     const stats = await getJson("/index/status");
     const embedder = stats.identity
       ? `${stats.identity.provider} ${stats.identity.model} (${stats.identity.dimensions} dims)`
-      : "keyword only";
+      : stats.files ? "keyword only" : "not built yet (a search syncs it)";
     fill(byId("index-status"), `Index: ${formatNumber(stats.files)} files, ` +
       `${formatNumber(stats.chunks)} chunks, ${formatNumber(stats.vectors)} vectors · ${embedder}`);
   } catch (error) {

@@ -24,7 +24,8 @@ export function fileBudgets(report) {
 function fileRow(file, budget) {
   const max = Math.max(budget || 0, file.injected_chars, 1);
   const width = `${Math.min(100, (file.injected_chars / max) * 100)}%`;
-  const budgetText = budget === null ? "no budget used" : `budget ${formatNumber(budget)}`;
+  const budgetText = budget === null ? "not in the prompt (uses no budget)"
+    : `${formatNumber(file.injected_chars)} injected / budget ${formatNumber(budget)} chars`;
   const label = `${file.name}: ${formatNumber(file.injected_chars)} of ` +
     `${budget === null ? 0 : formatNumber(budget)} characters injected`;
   return h("li", { class: `budget-row status-${file.status.toLowerCase()}` },
@@ -37,8 +38,7 @@ function fileRow(file, budget) {
       "aria-valuenow": String(file.injected_chars),
     }, h("span", { class: "meter-fill", style: { width } })),
     h("p", { class: "budget-text" },
-      `${formatNumber(file.injected_chars)} injected / ${budgetText} chars · ` +
-      `raw ${formatNumber(file.raw_chars)} chars · ~${formatNumber(file.injected_tokens)} tokens`));
+      `${budgetText} · raw ${formatNumber(file.raw_chars)} chars · ~${formatNumber(file.injected_tokens)} tokens`));
 }
 
 export async function refreshContext() {

@@ -60,6 +60,7 @@ async function runSearch(ctx, query, scope) {
       ? `${count} hit${count === 1 ? "" : "s"} for “${result.query}”`
       : result.notice || `No hits for “${result.query}”`);
     fill(hitList(), result.hits.map((hit) => hitItem(hit, ctx)));
+    ctx.indexChanged(); // the search synced the index first
   } catch (error) {
     fill(statusLine(), h("span", { class: "error" }, describeError(error)));
   }

@@ -1,0 +1,176 @@
+"""Read-side SQL of the PostgreSQL index: full-text and vector search, units and vectors.
+
+Every function takes an open connection whose ``search_path`` starts with the
+store's schema. Scores follow the ``IndexStore`` contract: keyword scores are
+``ts_rank_cd(..., 32)`` (porter) or ``ts_rank(..., 32)`` (trigram), both in
+[0, 1) and higher-is-better; vector scores are cosine similarities
+``1 - (embedding <=> query)`` in [-1, 1].
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import numpy.typing as npt
+
+from memdir.store.base import ScoredId, Unit, UnitKind
+from memdir.store.postgres.fulltext import parse_expression, trigram_tsquery, websearch_text
+
+if TYPE_CHECKING:
+    import psycopg
+
+Vector = npt.NDArray[np.float32]
+
+_KEYWORD = {
+    "porter": (
+        "SELECT u.id, ts_rank_cd(u.fts, q, 32) AS score "
+        "FROM units u, websearch_to_tsquery('english'::regconfig, %s) AS q "
+        "WHERE u.fts @@ q AND u.kind = %s AND u.source = ANY(%s) "
+        "ORDER BY score DESC, u.id LIMIT %s"
+    ),
+    "trigram": (
+        "SELECT u.id, ts_rank(u.fts, q, 32) AS score FROM units u, CAST(%s AS tsquery) AS q "
+        "WHERE u.fts @@ q AND u.kind = %s AND u.source = ANY(%s) "
+        "ORDER BY score DESC, u.id LIMIT %s"
+    ),
+}
+_NEAREST = (
+    "SELECT unit_id, 1 - (embedding <=> %s) AS score FROM unit_vectors "
+    "WHERE kind = %s AND source = ANY(%s) ORDER BY embedding <=> %s LIMIT %s"
+)
+_UNITS = (
+    "SELECT u.id, u.source, u.path, u.kind, u.start_line, u.end_line, u.text, u.heading_path, "
+    "u.sha256, f.mtime FROM units u JOIN files f ON f.id = u.file_id WHERE u.id = ANY(%s)"
+)
+
+
+def read_meta(conn: psycopg.Connection[Any]) -> dict[str, str]:
+    return {str(k): str(v) for k, v in conn.execute("SELECT key, value FROM meta").fetchall()}
+
+
+def keyword_search(
+    conn: psycopg.Connection[Any],
+    tokenizer: str,
+    match_expression: str,
+    sources: Sequence[str],
+    kind: UnitKind,
+    limit: int,
+) -> list[ScoredId]:
+    """Full-text search over units of ``kind`` in ``sources``, best first."""
+    clauses = parse_expression(match_expression)
+    if not clauses:
+        return []
+    if tokenizer == "trigram":
+        query = trigram_tsquery(clauses)
+        if not query:
+            return []
+        sql = _KEYWORD["trigram"]
+    else:
+        query, sql = websearch_text(clauses), _KEYWORD["porter"]
+    rows = conn.execute(sql, (query, kind, list(sources), limit)).fetchall()
+    return [ScoredId(unit_id=int(uid), score=max(0.0, float(score))) for uid, score in rows]
+
+
+def vector_search(
+    conn: psycopg.Connection[Any],
+    query: Vector,
+    sources: Sequence[str],
+    kind: UnitKind,
+    limit: int,
+    hnsw: bool,
+) -> list[ScoredId]:
+    """Nearest units by cosine: an exact scan, or the HNSW index with iterative scans."""
+    vector = np.asarray(query, dtype=np.float32).reshape(-1)
+    with conn.transaction():
+        if hnsw:
+            conn.execute(f"SET LOCAL hnsw.ef_search = {max(40, min(2 * limit, 1000))}")
+            conn.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
+        else:
+            conn.execute("SET LOCAL enable_indexscan = off")  # never the approximate index
+        rows = conn.execute(_NEAREST, (vector, kind, list(sources), vector, limit)).fetchall()
+    hits = [ScoredId(unit_id=int(uid), score=_finite(score)) for uid, score in rows]
+    return sorted(hits, key=lambda h: -h.score) if hnsw else hits
+
+
+def _array(value: Any) -> Vector:
+    """A fetched ``vector`` as float32 (pgvector yields ndarrays or ``Vector`` objects)."""
+    if hasattr(value, "to_numpy"):
+        value = value.to_numpy()
+    return np.asarray(value, dtype=np.float32)
+
+
+def _finite(score: object) -> float:
+    value = float(score)  # type: ignore[arg-type]
+    return 0.0 if math.isnan(value) else value  # a zero vector has no direction
+
+
+def get_units(conn: psycopg.Connection[Any], ids: Sequence[int]) -> dict[int, Unit]:
+    rows = conn.execute(_UNITS, (list(ids),)).fetchall()
+    return {int(row[0]): _unit(row) for row in rows}
+
+
+def get_vectors(conn: psycopg.Connection[Any], ids: Sequence[int]) -> dict[int, Vector]:
+    rows = conn.execute(
+        "SELECT unit_id, embedding FROM unit_vectors WHERE unit_id = ANY(%s)", (list(ids),)
+    ).fetchall()
+    return {int(uid): _array(vec) for uid, vec in rows}
+
+
+def cached_vectors(
+    conn: psycopg.Connection[Any],
+    provider: str,
+    model: str,
+    dimensions: int,
+    hashes: Sequence[str],
+) -> dict[str, Vector]:
+    rows = conn.execute(
+        "SELECT text_sha256, vector FROM embedding_cache WHERE provider = %s AND model = %s "
+        "AND dimensions = %s AND text_sha256 = ANY(%s)",
+        (provider, model, dimensions, list(hashes)),
+    ).fetchall()
+    return {str(h): _array(vec) for h, vec in rows}
+
+
+def units_without_vectors(
+    conn: psycopg.Connection[Any], sources: Sequence[str]
+) -> set[tuple[str, str]]:
+    rows = conn.execute(
+        "SELECT DISTINCT u.source, u.path FROM units u "
+        "LEFT JOIN unit_vectors v ON v.unit_id = u.id "
+        "WHERE u.source = ANY(%s) AND v.unit_id IS NULL",
+        (list(sources),),
+    ).fetchall()
+    return {(str(r[0]), str(r[1])) for r in rows}
+
+
+def count_units(conn: psycopg.Connection[Any], with_vectors: bool) -> dict[str, int]:
+    sql = {
+        "files": "SELECT count(*) FROM files",
+        "chunks": "SELECT count(*) FROM units WHERE kind = 'chunk'",
+        "blocks": "SELECT count(*) FROM units WHERE kind = 'block'",
+        "cache": "SELECT count(*) FROM embedding_cache",
+    }
+    if with_vectors:
+        sql["vectors"] = "SELECT count(*) FROM unit_vectors"
+    counts = {k: int(conn.execute(q).fetchone()[0]) for k, q in sql.items()}  # type: ignore[index]
+    counts.setdefault("vectors", 0)
+    return counts
+
+
+def _unit(row: Sequence[Any]) -> Unit:
+    uid, source, path, kind, start, end, text, heading, sha, mtime = row
+    return Unit(
+        id=int(uid),
+        source=str(source),
+        path=str(path),
+        kind="block" if kind == "block" else "chunk",
+        start_line=int(start),
+        end_line=int(end),
+        text=str(text),
+        heading_path=tuple(str(heading).split("\n")) if heading else (),
+        sha256=str(sha),
+        file_mtime=float(mtime),
+    )

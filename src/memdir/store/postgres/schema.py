@@ -1,0 +1,212 @@
+"""Schema of the PostgreSQL index: the extension, numbered migrations, full text and vectors.
+
+``MIGRATIONS`` is an ordered list of ``(name, statements)`` recorded in the
+``migrations`` table of the store's schema; a migration never changes after it
+has shipped, a later feature appends ``m00N_<what>``.
+
+Like the SQLite store, two parts are not migrations because they depend on
+choices made when the index is built:
+
+* the full-text column ``units.fts`` (a stored generated ``tsvector`` with a GIN
+  index), whose tokenizer is ``porter`` (the ``english`` text search config:
+  stemming and stop words) or ``trigram`` (every 3-character substring of the
+  lower-cased text, for CJK and substring search; pg_trgm is not needed);
+* the vector table ``unit_vectors`` with a ``vector(dimensions)`` column, created
+  when an embedder is first bound, and its optional HNSW index.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from memdir.errors import StoreError
+from memdir.store.postgres.connect import import_driver, lock_key
+
+if TYPE_CHECKING:
+    import psycopg
+
+TOKENIZERS = ("porter", "trigram")
+HNSW_INDEX = "unit_vectors_hnsw"
+HNSW_BUILD_MEMORY = "1GB"
+
+_M001 = [
+    "CREATE TABLE meta (key text PRIMARY KEY, value text NOT NULL)",
+    """
+    CREATE TABLE files (
+        id bigserial PRIMARY KEY,
+        source text NOT NULL,
+        path text NOT NULL,
+        sha256 text NOT NULL,
+        size bigint NOT NULL,
+        mtime double precision NOT NULL,
+        mtime_ns bigint NOT NULL,
+        UNIQUE (source, path)
+    )
+    """,
+    """
+    CREATE TABLE units (
+        id bigserial PRIMARY KEY,
+        file_id bigint NOT NULL REFERENCES files(id) ON DELETE CASCADE,
+        source text NOT NULL,
+        path text NOT NULL,
+        kind text NOT NULL CHECK (kind IN ('chunk', 'block')),
+        start_line integer NOT NULL,
+        end_line integer NOT NULL,
+        text text NOT NULL,
+        heading_path text NOT NULL DEFAULT '',
+        sha256 text NOT NULL DEFAULT ''
+    )
+    """,
+    "CREATE INDEX units_file ON units (file_id)",
+    "CREATE INDEX units_source_kind ON units (source, kind)",
+    """
+    CREATE TABLE embedding_cache (
+        provider text NOT NULL,
+        model text NOT NULL,
+        text_sha256 text NOT NULL,
+        dimensions integer NOT NULL,
+        vector vector NOT NULL,
+        PRIMARY KEY (provider, model, text_sha256)
+    )
+    """,
+    """
+    CREATE FUNCTION memdir_trigrams(doc text) RETURNS tsvector
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+        SELECT array_to_tsvector(coalesce(array_agg(DISTINCT substr(lower(doc), i, 3)), '{}'))
+        FROM generate_series(1, length(doc) - 2) AS i
+    $$
+    """,
+]
+
+MIGRATIONS: list[tuple[str, list[str]]] = [
+    ("m001_initial", _M001),
+]
+
+
+def ensure_extension(conn: psycopg.Connection[Any]) -> str:
+    """Create the pgvector extension if missing; return the schema that holds it."""
+    driver = import_driver()
+    with conn.transaction():
+        conn.execute("SELECT pg_advisory_xact_lock(%s)", (lock_key("memdir", "extension"),))
+        found = _extension_schema(conn)
+        if found is None:
+            try:
+                with conn.transaction():
+                    conn.execute("CREATE EXTENSION IF NOT EXISTS vector SCHEMA public")
+            except driver.Error as exc:
+                raise StoreError(
+                    f"the pgvector extension is not installed and cannot be created ({exc}); "
+                    "ask a database administrator to run `CREATE EXTENSION vector`"
+                ) from exc
+            found = _extension_schema(conn)
+    if found is None:  # pragma: no cover - CREATE EXTENSION succeeded
+        raise StoreError("the pgvector extension vanished right after it was created")
+    return found
+
+
+def _extension_schema(conn: psycopg.Connection[Any]) -> str | None:
+    row = conn.execute(
+        "SELECT n.nspname FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace "
+        "WHERE e.extname = 'vector'"
+    ).fetchone()
+    return None if row is None else str(row[0])
+
+
+def ensure_schema(conn: psycopg.Connection[Any], schema: str) -> None:
+    """Create the schema if missing (the caller holds the exclusive schema lock)."""
+    conn.execute(f'CREATE SCHEMA IF NOT EXISTS "{schema}"')
+
+
+def pending_migrations(conn: psycopg.Connection[Any], schema: str) -> list[tuple[str, list[str]]]:
+    """Migrations not yet applied in ``schema`` (all of them for a new one)."""
+    done: set[str] = set()
+    if has_relation(conn, schema, "migrations"):
+        done = {str(r[0]) for r in conn.execute("SELECT name FROM migrations").fetchall()}
+    unknown = done - {name for name, _ in MIGRATIONS}
+    if unknown:
+        raise StoreError(
+            f"the index schema has migrations this memdir does not know ({sorted(unknown)}); "
+            "upgrade memdir or run `memdir index rebuild`"
+        )
+    return [(name, sql) for name, sql in MIGRATIONS if name not in done]
+
+
+def apply_migrations(conn: psycopg.Connection[Any], schema: str) -> list[str]:
+    """Apply pending migrations inside the caller's transaction; returns their names."""
+    conn.execute(
+        "CREATE TABLE IF NOT EXISTS migrations (id serial PRIMARY KEY, name text NOT NULL "
+        "UNIQUE, applied_at timestamptz NOT NULL DEFAULT now())"
+    )
+    applied = []
+    for name, statements in pending_migrations(conn, schema):
+        for statement in statements:
+            conn.execute(statement)
+        conn.execute("INSERT INTO migrations (name) VALUES (%s)", (name,))
+        applied.append(name)
+    return applied
+
+
+def has_relation(conn: psycopg.Connection[Any], schema: str, name: str) -> bool:
+    """True when a table or index ``name`` exists in ``schema``."""
+    row = conn.execute(
+        "SELECT to_regclass(format('%%I.%%I', %s::text, %s::text)) IS NOT NULL", (schema, name)
+    ).fetchone()
+    return bool(row and row[0])
+
+
+def has_fts(conn: psycopg.Connection[Any], schema: str) -> bool:
+    row = conn.execute(
+        "SELECT 1 FROM information_schema.columns WHERE table_schema = %s "
+        "AND table_name = 'units' AND column_name = 'fts'",
+        (schema,),
+    ).fetchone()
+    return row is not None
+
+
+def create_fts(conn: psycopg.Connection[Any], tokenizer: str) -> None:
+    """Add the generated ``tsvector`` column and its GIN index; record the tokenizer."""
+    document = "heading_path || E'\\n' || text"
+    if tokenizer == "trigram":
+        expression = f"memdir_trigrams({document})"
+    else:
+        expression = f"to_tsvector('english'::regconfig, {document})"
+    conn.execute(
+        f"ALTER TABLE units ADD COLUMN fts tsvector GENERATED ALWAYS AS ({expression}) STORED"
+    )
+    conn.execute("CREATE INDEX units_fts ON units USING gin (fts)")
+    conn.execute(
+        "INSERT INTO meta (key, value) VALUES ('tokenizer', %s) "
+        "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+        (tokenizer,),
+    )
+
+
+def drop_fts(conn: psycopg.Connection[Any]) -> None:
+    conn.execute("DROP INDEX IF EXISTS units_fts")
+    conn.execute("ALTER TABLE units DROP COLUMN IF EXISTS fts")
+
+
+def create_vectors(conn: psycopg.Connection[Any], dimensions: int) -> None:
+    """The unit vector table for ``dimensions`` (deleted with its unit by cascade)."""
+    conn.execute(
+        "CREATE TABLE IF NOT EXISTS unit_vectors (unit_id bigint PRIMARY KEY REFERENCES "
+        "units(id) ON DELETE CASCADE, kind text NOT NULL, source text NOT NULL, "
+        f"embedding vector({int(dimensions)}) NOT NULL)"
+    )
+    conn.execute(
+        "CREATE INDEX IF NOT EXISTS unit_vectors_kind_source ON unit_vectors (kind, source)"
+    )
+
+
+def create_hnsw(conn: psycopg.Connection[Any], m: int = 16, ef_construction: int = 64) -> None:
+    """The approximate HNSW index over unit vectors (cosine), inside the caller's transaction.
+
+    The build is much faster while the graph fits in ``maintenance_work_mem``
+    (about 1.7 KB per 384-d vector), so it is raised for this transaction only.
+    """
+    conn.execute(f"SET LOCAL maintenance_work_mem = '{HNSW_BUILD_MEMORY}'")
+    conn.execute(
+        f"CREATE INDEX IF NOT EXISTS {HNSW_INDEX} ON unit_vectors USING hnsw "
+        f"(embedding vector_cosine_ops) "
+        f"WITH (m = {int(m)}, ef_construction = {int(ef_construction)})"
+    )

@@ -1,0 +1,501 @@
+"""The PostgreSQL + pgvector index store: the same API as ``SqliteStore``, shared by many hosts.
+
+Open it with ``PostgresStore.open(dsn, schema="memdir")`` or ``with PostgresStore(dsn)``;
+``__init__`` only stores its arguments. Each store lives in one PostgreSQL schema
+(tests use one schema each); the pgvector extension is created on first use.
+
+Full text is a generated ``tsvector`` column with a GIN index; vectors live in a
+``vector(dimensions)`` table searched by an exact scan, or through an HNSW index
+with ``vector_index="hnsw"`` (approximate, much faster at millions of units).
+Many processes may write at once: see ``connect.py`` for the locking rules, and
+:meth:`PostgresStore.sync_lock` to serialise whole syncs of the same sources.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from types import TracebackType
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
+
+import numpy as np
+import numpy.typing as npt
+
+from memdir.errors import IndexMismatchError, InvalidInputError, StoreError
+from memdir.store.base import EmbedderIdentity, IndexStats, ScoredId, Unit, UnitKind
+from memdir.store.postgres import reads
+from memdir.store.postgres import schema as ddl
+from memdir.store.postgres import writes as writes_sql
+from memdir.store.postgres.connect import (
+    Connections,
+    describe_dsn,
+    import_driver,
+    lock_key,
+    lock_schema,
+    run_retrying,
+    take_locks,
+)
+from memdir.store.records import FileKey, FileStamp, FileWrite
+
+if TYPE_CHECKING:
+    import psycopg
+
+VectorIndexKind = Literal["exact", "hnsw"]
+T = TypeVar("T")
+REBUILD_HINT = "run `memdir index rebuild`"
+_SCHEMA_NAME = re.compile(r"[a-z_][a-z0-9_]{0,62}")
+_IDENTITY_KEYS = ("identity_provider", "identity_model", "identity_dimensions")
+
+
+class PostgresStore:
+    """The scale-out index store (implements ``IndexStore`` plus ``SqliteStore``'s writer API).
+
+    ``tokenizer`` is ``"porter"`` (english stemming) or ``"trigram"`` (CJK and
+    substrings); ``None`` accepts whatever the index was built with. ``identity``,
+    when given, is checked before vectors are searched. ``vector_index`` is
+    ``"exact"`` (a scan, exact cosine order) or ``"hnsw"`` (creates the HNSW index
+    and searches through it). ``pool_size > 1`` uses ``psycopg_pool``.
+    """
+
+    def __init__(
+        self,
+        dsn: str,
+        *,
+        schema: str = "memdir",
+        tokenizer: str | None = "porter",
+        identity: EmbedderIdentity | None = None,
+        vector_index: VectorIndexKind = "exact",
+        pool_size: int = 1,
+        connect_timeout: float = 10.0,
+    ) -> None:
+        self.dsn = dsn
+        self.schema = schema
+        self.requested_tokenizer = tokenizer
+        self.expected_identity = identity
+        self.vector_index: VectorIndexKind = vector_index
+        self._db = Connections(dsn, schema, pool_size, connect_timeout)
+
+    # -- lifecycle ---------------------------------------------------------------------------
+
+    @classmethod
+    def open(
+        cls,
+        dsn: str,
+        *,
+        schema: str = "memdir",
+        tokenizer: str | None = "porter",
+        identity: EmbedderIdentity | None = None,
+        vector_index: VectorIndexKind = "exact",
+        pool_size: int = 1,
+    ) -> PostgresStore:
+        """Connect, create the schema and extension if needed, migrate, check the tokenizer."""
+        store = cls(
+            dsn,
+            schema=schema,
+            tokenizer=tokenizer,
+            identity=identity,
+            vector_index=vector_index,
+            pool_size=pool_size,
+        )
+        store.connect()
+        return store
+
+    @property
+    def location(self) -> str:
+        """Where the index lives, without the password: for messages and stats."""
+        return f"{describe_dsn(self.dsn)}#{self.schema}"
+
+    def connect(self) -> None:
+        if self._db.is_open:
+            return
+        self._validate()
+        bootstrap = self._db.open_raw()
+        try:
+            with self._translated():
+                extension_schema = ddl.ensure_extension(bootstrap)
+        finally:
+            bootstrap.close()
+        self._db.start(f'"{self.schema}", "{extension_schema}"')
+        try:
+            self._prepare_schema()
+        except BaseException:
+            self.close()
+            raise
+
+    def _validate(self) -> None:
+        if not _SCHEMA_NAME.fullmatch(self.schema):
+            raise InvalidInputError(
+                f"invalid schema name {self.schema!r}; use lower-case letters, digits and _"
+            )
+        if self.requested_tokenizer is not None and self.requested_tokenizer not in (
+            ddl.TOKENIZERS
+        ):
+            raise InvalidInputError(
+                f"unknown tokenizer {self.requested_tokenizer!r}; use one of {ddl.TOKENIZERS}"
+            )
+        if self.vector_index not in ("exact", "hnsw"):
+            raise InvalidInputError(
+                f"unknown vector index {self.vector_index!r}; use 'exact' or 'hnsw'"
+            )
+
+    def close(self) -> None:
+        self._db.close()
+
+    def __enter__(self) -> PostgresStore:
+        self.connect()
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    @staticmethod
+    def delete(dsn: str, schema: str = "memdir") -> None:
+        """Drop the index schema with everything in it (the rebuild counterpart of a file)."""
+        if not _SCHEMA_NAME.fullmatch(schema):
+            raise InvalidInputError(f"invalid schema name {schema!r}")
+        store = PostgresStore(dsn, schema=schema)
+        conn = store._db.open_raw()
+        try:
+            with store._translated(), conn.transaction():
+                lock_schema(conn, schema)
+                conn.execute(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
+        finally:
+            conn.close()
+
+    def _prepare_schema(self) -> None:
+        def migrate(conn: psycopg.Connection[Any]) -> None:
+            ddl.ensure_schema(conn, self.schema)
+            ddl.apply_migrations(conn, self.schema)
+            if not ddl.has_fts(conn, self.schema):
+                ddl.create_fts(conn, self.requested_tokenizer or "porter")
+
+        def outdated(conn: psycopg.Connection[Any]) -> bool:
+            if not ddl.has_relation(conn, self.schema, "meta"):
+                return True
+            return not ddl.has_fts(conn, self.schema) or bool(
+                ddl.pending_migrations(conn, self.schema)
+            )
+
+        if self._read(outdated):
+            self._write(migrate, exclusive=True)
+        recorded, wanted = self.tokenizer, self.requested_tokenizer
+        if wanted is not None and recorded != wanted:
+            if self._read(lambda c: c.execute("SELECT 1 FROM units LIMIT 1").fetchone()) is None:
+                self._write(lambda c: _replace_fts(c, wanted), exclusive=True)
+            else:
+                raise IndexMismatchError(
+                    f"the index {self.location!r} was built with the {recorded!r} tokenizer, "
+                    f"not {wanted!r}; {REBUILD_HINT} to rebuild it with {wanted!r}"
+                )
+        if self.vector_index == "hnsw":
+            self._ensure_hnsw()
+
+    def _ensure_hnsw(self) -> None:
+        def missing(conn: psycopg.Connection[Any]) -> bool:
+            has_table = ddl.has_relation(conn, self.schema, "unit_vectors")
+            return has_table and not ddl.has_relation(conn, self.schema, ddl.HNSW_INDEX)
+
+        if self._read(missing):
+            self._write(lambda c: ddl.create_hnsw(c) if missing(c) else None, exclusive=True)
+
+    # -- transactions ------------------------------------------------------------------------
+
+    @contextmanager
+    def _translated(self) -> Iterator[None]:
+        driver = import_driver()
+        try:
+            yield
+        except driver.OperationalError as exc:
+            raise StoreError(
+                f"lost the PostgreSQL connection to {self.location} ({exc}); check that the "
+                "server is up and try again"
+            ) from exc
+        except driver.Error as exc:
+            raise StoreError(f"index database error in {self.location!r}: {exc}") from exc
+
+    def _read(self, fn: Callable[[psycopg.Connection[Any]], T]) -> T:
+        with self._translated(), self._db.connection() as conn:
+            return run_retrying(lambda: fn(conn))
+
+    def _write(
+        self,
+        fn: Callable[[psycopg.Connection[Any]], T],
+        sources: Sequence[str] = (),
+        *,
+        exclusive: bool = False,
+    ) -> T:
+        """Run ``fn`` in one transaction holding the advisory locks; retried on deadlock."""
+
+        def attempt(conn: psycopg.Connection[Any]) -> T:
+            with conn.transaction():
+                if exclusive:
+                    lock_schema(conn, self.schema)
+                else:
+                    take_locks(conn, self.schema, sources)
+                return fn(conn)
+
+        with self._translated(), self._db.connection() as conn:
+            return run_retrying(lambda: attempt(conn))
+
+    @contextmanager
+    def sync_lock(self, sources: Sequence[str]) -> Iterator[None]:
+        """Hold a session advisory lock per source for a whole sync (other hosts wait).
+
+        Optional: every write is safe without it. With it, a second process syncing the
+        same sources waits and then finds the index current, so nothing is embedded twice.
+        """
+        conn = self._db.open_raw()
+        keys = sorted({lock_key("memdir-sync", self.schema, s) for s in sources})
+        try:
+            with self._translated():
+                for key in keys:
+                    conn.execute("SELECT pg_advisory_lock(%s)", (key,))
+            yield
+        finally:
+            conn.close()  # closing the session releases its advisory locks
+
+    # -- meta and identity -------------------------------------------------------------------
+
+    def _meta(self) -> dict[str, str]:
+        return self._read(reads.read_meta)
+
+    @property
+    def tokenizer(self) -> str:
+        return self._meta().get("tokenizer", "porter")
+
+    @property
+    def identity(self) -> EmbedderIdentity | None:
+        """The embedder identity recorded in the index, or None (keyword-only so far)."""
+        return _identity(self._meta())
+
+    def bind_identity(self, identity: EmbedderIdentity) -> None:
+        """Record ``identity`` in a keyword-only index, or check it matches the recorded one."""
+        recorded = self.identity
+        if recorded is not None:
+            self._check_identity(recorded, identity)
+            return
+
+        def bind(conn: psycopg.Connection[Any]) -> None:
+            recorded = _identity(reads.read_meta(conn))
+            if recorded is not None:
+                self._check_identity(recorded, identity)
+                return
+            values = (identity.provider, identity.model, str(identity.dimensions))
+            for key, value in zip(_IDENTITY_KEYS, values, strict=True):
+                conn.execute("INSERT INTO meta (key, value) VALUES (%s, %s)", (key, value))
+            ddl.create_vectors(conn, identity.dimensions)
+            if self.vector_index == "hnsw":
+                ddl.create_hnsw(conn)
+            for (source,) in conn.execute("SELECT DISTINCT source FROM files").fetchall():
+                writes_sql.mark_incomplete(conn, str(source))  # written before any embedder
+
+        self._write(bind, exclusive=True)
+
+    def _check_identity(self, recorded: EmbedderIdentity, wanted: EmbedderIdentity) -> None:
+        if recorded != wanted:
+            raise IndexMismatchError(
+                f"the index {self.location!r} was built with embedder {recorded.provider}/"
+                f"{recorded.model} ({recorded.dimensions} dimensions), not {wanted.provider}/"
+                f"{wanted.model} ({wanted.dimensions} dimensions); {REBUILD_HINT}"
+            )
+
+    def _vector_identity(self, query_dims: int | None = None) -> EmbedderIdentity | None:
+        recorded = self.identity
+        if recorded is None:
+            return None
+        if self.expected_identity is not None:
+            self._check_identity(recorded, self.expected_identity)
+        if query_dims is not None and query_dims != recorded.dimensions:
+            raise IndexMismatchError(
+                f"the query vector has {query_dims} dimensions but the index {self.location!r} "
+                f"holds {recorded.dimensions}-dimensional vectors of {recorded.model!r}; "
+                f"{REBUILD_HINT}"
+            )
+        return recorded
+
+    # -- IndexStore (what search reads) ------------------------------------------------------
+
+    def keyword_search(
+        self, match_expression: str, sources: Sequence[str], kind: UnitKind, limit: int
+    ) -> list[ScoredId]:
+        """Full text over units; ``score`` is a normalised rank in [0, 1), higher is better."""
+        if not sources or limit <= 0 or not match_expression.strip():
+            return []
+        tokenizer = self.tokenizer
+        return self._read(
+            lambda c: reads.keyword_search(c, tokenizer, match_expression, sources, kind, limit)
+        )
+
+    def vector_search(
+        self, query: npt.NDArray[np.float32], sources: Sequence[str], kind: UnitKind, limit: int
+    ) -> list[ScoredId]:
+        """Nearest units by cosine similarity (``score`` in [-1, 1]); [] in keyword-only mode."""
+        if not sources or limit <= 0:
+            return []
+        if self._vector_identity(int(np.asarray(query).shape[-1])) is None:
+            return []
+        hnsw = self.vector_index == "hnsw"
+        return self._read(lambda c: reads.vector_search(c, query, sources, kind, limit, hnsw))
+
+    def get_units(self, ids: Iterable[int]) -> dict[int, Unit]:
+        wanted = list(dict.fromkeys(ids))
+        return self._read(lambda c: reads.get_units(c, wanted)) if wanted else {}
+
+    def get_vectors(self, ids: Iterable[int]) -> dict[int, npt.NDArray[np.float32]]:
+        wanted = list(dict.fromkeys(ids))
+        if not wanted or self._vector_identity() is None:
+            return {}
+        return self._read(lambda c: reads.get_vectors(c, wanted))
+
+    def count_files(self, sources: Sequence[str]) -> int:
+        if not sources:
+            return 0
+        sql = "SELECT count(*) FROM files WHERE source = ANY(%s)"
+        return int(self._read(lambda c: c.execute(sql, (list(sources),)).fetchone()[0]))  # type: ignore[index]
+
+    # -- writer methods (used by memdir.index) -----------------------------------------------
+
+    def file_stamps(self, sources: Sequence[str]) -> dict[FileKey, FileStamp]:
+        """Every indexed file of ``sources`` in one query."""
+        if not sources:
+            return {}
+        sql = "SELECT source, path, sha256, size, mtime_ns FROM files WHERE source = ANY(%s)"
+        rows = self._read(lambda c: c.execute(sql, (list(sources),)).fetchall())
+        return {(r[0], r[1]): FileStamp(r[0], r[1], r[2], int(r[3]), int(r[4])) for r in rows}
+
+    def write_files(
+        self, writes: Sequence[FileWrite], identity: EmbedderIdentity | None = None
+    ) -> int:
+        """Replace the units (and vectors) of each file in one transaction; returns units written.
+
+        With ``identity``, the vectors also enter the embedding cache under each unit's sha256.
+        """
+        if not writes:
+            return 0
+        recorded = self.identity
+        if any(w.vectors is not None for w in writes) and recorded is None:
+            raise StoreError("vectors given but no embedder identity is bound; call bind_identity")
+        if identity is not None and recorded is not None:
+            self._check_identity(recorded, identity)
+
+        def write(conn: psycopg.Connection[Any]) -> int:
+            has_index = _identity(reads.read_meta(conn)) is not None
+            return writes_sql.write_files(conn, writes, has_index, identity)
+
+        return self._write(write, sorted({w.stamp.source for w in writes}))
+
+    def move_files(self, moves: Sequence[tuple[FileKey, FileStamp]]) -> list[FileKey]:
+        """Rename files (same content): units keep their text, ids and vectors.
+
+        Returns the old keys that were no longer in the index (another process moved or
+        deleted them first); the caller writes those files afresh.
+        """
+        if not moves:
+            return []
+        sources = sorted({old[0] for old, _ in moves} | {new.source for _, new in moves})
+
+        def move(conn: psycopg.Connection[Any]) -> list[FileKey]:
+            return [old for old, new in moves if not writes_sql.move_file(conn, old, new)]
+
+        return self._write(move, sources)
+
+    def delete_files(self, keys: Sequence[FileKey]) -> None:
+        """Remove files and their units and vectors from the index."""
+        if keys:
+            self._write(lambda c: writes_sql.delete_files(c, keys), sorted({k[0] for k in keys}))
+
+    def update_stamps(self, stamps: Sequence[FileStamp]) -> None:
+        """Record a new size/mtime for files whose content hash did not change."""
+        if stamps:
+            sources = sorted({s.source for s in stamps})
+            self._write(lambda c: writes_sql.update_stamps(c, stamps), sources)
+
+    def files_missing_vectors(self, sources: Sequence[str]) -> set[FileKey]:
+        """Files of ``sources`` with units that have no vector (written keyword-only)."""
+        meta = self._meta()
+        flagged = [s for s in sources if f"vectors_incomplete:{s}" in meta]
+        if not flagged or _identity(meta) is None:
+            return set()
+        return self._read(lambda c: reads.units_without_vectors(c, flagged))
+
+    def mark_vectors_complete(self, sources: Sequence[str]) -> None:
+        """Forget the keyword-only marks of ``sources`` (after a sync with an embedder)."""
+        keys = [f"vectors_incomplete:{s}" for s in sources]
+        if any(k in self._meta() for k in keys):
+            sql = "DELETE FROM meta WHERE key = ANY(%s)"
+            self._write(lambda c: c.execute(sql, (keys,)), sorted(set(sources)))
+
+    def cached_vectors(
+        self, identity: EmbedderIdentity, hashes: Iterable[str]
+    ) -> dict[str, npt.NDArray[np.float32]]:
+        """Vectors from the embedding cache for these text hashes (misses are absent)."""
+        wanted = list(dict.fromkeys(hashes))
+        if not wanted:
+            return {}
+        args = (identity.provider, identity.model, identity.dimensions, wanted)
+        return self._read(lambda c: reads.cached_vectors(c, *args))
+
+    def clear(self, *, keep_cache: bool = True, tokenizer: str | None = None) -> None:
+        """Empty the index (files, units, vectors, identity); optionally switch the tokenizer."""
+        if tokenizer is not None and tokenizer not in ddl.TOKENIZERS:
+            raise InvalidInputError(f"unknown tokenizer {tokenizer!r}; use one of {ddl.TOKENIZERS}")
+
+        def clear(conn: psycopg.Connection[Any]) -> None:
+            current = reads.read_meta(conn).get("tokenizer", "porter")
+            conn.execute("DROP TABLE IF EXISTS unit_vectors")
+            ddl.drop_fts(conn)
+            conn.execute("TRUNCATE units, files")
+            if not keep_cache:
+                conn.execute("TRUNCATE embedding_cache")
+            conn.execute(
+                "DELETE FROM meta WHERE key LIKE 'identity\\_%' OR key = 'vector_backend' "
+                "OR key LIKE 'vectors\\_incomplete:%'"
+            )
+            ddl.create_fts(conn, tokenizer or current)
+
+        self._write(clear, exclusive=True)
+
+    def stats(self) -> IndexStats:
+        def gather(conn: psycopg.Connection[Any]) -> tuple[dict[str, int], dict[str, str], bool]:
+            has_vectors = ddl.has_relation(conn, self.schema, "unit_vectors")
+            hnsw = ddl.has_relation(conn, self.schema, ddl.HNSW_INDEX)
+            return reads.count_units(conn, has_vectors), reads.read_meta(conn), hnsw
+
+        counts, meta, hnsw = self._read(gather)
+        return IndexStats(
+            files=counts["files"],
+            chunks=counts["chunks"],
+            blocks=counts["blocks"],
+            vectors=counts["vectors"],
+            cached_embeddings=counts["cache"],
+            identity=_identity(meta),
+            vector_backend="pgvector-hnsw" if hnsw else "pgvector-exact",
+            db_path=self.location,
+            extra={
+                "tokenizer": meta.get("tokenizer", "porter"),
+                "driver": "psycopg",
+                "schema": self.schema,
+                "vector_index": self.vector_index,
+            },
+        )
+
+
+def _replace_fts(conn: psycopg.Connection[Any], tokenizer: str) -> None:
+    ddl.drop_fts(conn)
+    ddl.create_fts(conn, tokenizer)
+
+
+def _identity(meta: dict[str, str]) -> EmbedderIdentity | None:
+    if "identity_provider" not in meta:
+        return None
+    return EmbedderIdentity(
+        provider=meta["identity_provider"],
+        model=meta["identity_model"],
+        dimensions=int(meta["identity_dimensions"]),
+    )

@@ -1,0 +1,131 @@
+"""What only the PostgreSQL store has: schemas, HNSW, the factory, locks and query translation."""
+
+from __future__ import annotations
+
+import threading
+import time
+from pathlib import Path
+
+import pytest
+from pgserver_support import TestServer
+
+from memdir.embeddings.base import HashEmbedder
+from memdir.errors import ConfigError, InvalidInputError, StoreError
+from memdir.index import SourceFile, sync_files
+from memdir.store import SqliteStore
+from memdir.store.postgres import PostgresStore, open_store
+from memdir.store.postgres.fulltext import (
+    Phrase,
+    parse_expression,
+    trigram_tsquery,
+    websearch_text,
+)
+
+
+def _notes(root: Path, count: int = 30) -> list[SourceFile]:
+    root.mkdir(parents=True, exist_ok=True)
+    for n in range(count):
+        (root / f"n{n:02}.md").write_text(f"# note {n}\n\ntopic{n} shared words here\n")
+    return [SourceFile("global", p.name, p) for p in sorted(root.glob("*.md"))]
+
+
+def test_parse_expression_reads_quoted_terms_and_operators() -> None:
+    clauses = parse_expression('"tea" OR "green ""leaf""" AND NOT "coffee" bare*')
+    assert clauses == [
+        (Phrase("tea"),),
+        (Phrase('green "leaf"'), Phrase("coffee", negated=True), Phrase("bare")),
+    ]
+    assert websearch_text(clauses) == '"tea" or "green leaf" -"coffee" "bare"'
+    assert parse_expression('NOT "x"') == []
+    with pytest.raises(InvalidInputError, match="unbalanced"):
+        parse_expression('"open')
+
+
+def test_trigram_tsquery_quotes_every_lexeme() -> None:
+    query = trigram_tsquery(parse_expression('"it\'s" OR "ab"'))
+    assert query == "(('it\\'' & 't\\'s'))"
+    assert trigram_tsquery(parse_expression('"ab"')) == ""
+
+
+def test_hnsw_index_finds_the_nearest(
+    pg_server: TestServer, pg_schema: str, tmp_path: Path
+) -> None:
+    embedder = HashEmbedder(32)
+    with PostgresStore.open(pg_server.dsn, schema=pg_schema, vector_index="hnsw") as store:
+        sync_files(store, embedder, _notes(tmp_path / "ws"), sources=["global"])
+        assert store.stats().vector_backend == "pgvector-hnsw"
+        query = embedder.embed_query("note 7\ntopic7 shared words here")
+        hits = store.vector_search(query, ["global"], "block", 5)
+        best = store.get_units([hits[0].unit_id])[hits[0].unit_id]
+        assert best.text == "topic7 shared words here"
+        assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
+    with PostgresStore.open(pg_server.dsn, schema=pg_schema) as exact:
+        exact_hits = exact.vector_search(query, ["global"], "block", 5)
+        assert exact_hits[0] == hits[0]
+
+
+def test_schemas_are_isolated(pg_server: TestServer, pg_schema: str, tmp_path: Path) -> None:
+    other = pg_schema + "_b"
+    try:
+        with (
+            PostgresStore.open(pg_server.dsn, schema=pg_schema) as one,
+            PostgresStore.open(pg_server.dsn, schema=other) as two,
+        ):
+            sync_files(one, None, _notes(tmp_path / "ws", 3), sources=["global"])
+            assert one.count_files(["global"]) == 3
+            assert two.count_files(["global"]) == 0
+    finally:
+        PostgresStore.delete(pg_server.dsn, other)
+
+
+def test_bad_schema_name_and_unreachable_server() -> None:
+    with pytest.raises(InvalidInputError, match="schema name"):
+        PostgresStore.open("postgresql://x@/db?host=/nonexistent", schema="Bad-Name")
+    with pytest.raises(StoreError, match="cannot connect"):
+        PostgresStore.open("postgresql://x@/db?host=/nonexistent/socket/dir")
+
+
+def test_unknown_migration_is_refused(pg_server: TestServer, pg_schema: str) -> None:
+    with PostgresStore.open(pg_server.dsn, schema=pg_schema) as store:
+        store._write(lambda c: c.execute("INSERT INTO migrations (name) VALUES ('m999_future')"))
+    with pytest.raises(StoreError, match="m999_future"):
+        PostgresStore.open(pg_server.dsn, schema=pg_schema)
+
+
+def test_open_store_picks_the_backend(
+    pg_server: TestServer, pg_schema: str, tmp_path: Path
+) -> None:
+    with open_store("sqlite", path=tmp_path / "i.db") as lite:
+        assert isinstance(lite, SqliteStore)
+    from memdir.store.postgres import StoreSettings
+
+    settings = StoreSettings(schema=pg_schema)
+    with open_store("postgres", dsn=pg_server.dsn, settings=settings) as pg:
+        assert isinstance(pg, PostgresStore)
+        assert pg.stats().extra["schema"] == pg_schema
+    with pytest.raises(ConfigError, match=r"store\.dsn"):
+        open_store("postgres")
+    with pytest.raises(ConfigError, match="unknown store backend"):
+        open_store("mongo", path=tmp_path / "x")
+
+
+def test_sync_lock_serialises_whole_syncs(pg_server: TestServer, pg_schema: str) -> None:
+    events: list[str] = []
+    with (
+        PostgresStore.open(pg_server.dsn, schema=pg_schema) as one,
+        PostgresStore.open(pg_server.dsn, schema=pg_schema) as two,
+    ):
+
+        def second() -> None:
+            with two.sync_lock(["global"]):
+                events.append("second")
+
+        with one.sync_lock(["global"]):
+            thread = threading.Thread(target=second)
+            thread.start()
+            time.sleep(0.3)
+            events.append("first done")
+        thread.join(timeout=10)
+        with one.sync_lock(["agent:x"]), two.sync_lock(["global"]):
+            events.append("other sources do not wait")
+    assert events == ["first done", "second", "other sources do not wait"]

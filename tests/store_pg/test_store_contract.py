@@ -1,0 +1,265 @@
+"""The index store contract and the sync paths, run against SQLite and PostgreSQL alike."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from memdir.embeddings.base import HashEmbedder
+from memdir.errors import IndexMismatchError, InvalidInputError
+from memdir.index import SourceFile, rebuild_index, sync_files
+from memdir.search import SearchOptions, search
+from memdir.store import EmbedderIdentity, FileStamp, FileWrite, Unit
+
+OpenStore = Callable[..., Any]
+
+
+class CountingEmbedder(HashEmbedder):
+    """The hash embedder, counting the texts it was asked to embed."""
+
+    def __init__(self, dimensions: int = 32) -> None:
+        super().__init__(dimensions)
+        self.texts: list[str] = []
+
+    def embed_documents(self, texts: Sequence[str]) -> Any:
+        self.texts.extend(texts)
+        return super().embed_documents(texts)
+
+
+NOTES = {
+    "memory/2024-01-02.md": "# Tuesday\n\nWe deployed the python service.\n\n- tea with Ana\n",
+    "memory/2024-01-03.md": "# Wednesday\n\nThe database migration failed twice.\n",
+    "MEMORY.md": "# Facts\n\n- Ana prefers green tea\n- the deploy key rotates monthly\n",
+}
+
+
+def _workspace(root: Path, notes: dict[str, str] = NOTES) -> list[SourceFile]:
+    for rel, text in notes.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    return _files(root)
+
+
+def _files(root: Path) -> list[SourceFile]:
+    return [
+        SourceFile("global", p.relative_to(root).as_posix(), p) for p in sorted(root.rglob("*.md"))
+    ]
+
+
+def _paths(store: Any, ids: Sequence[int]) -> list[str]:
+    units = store.get_units(ids)
+    return [units[i].path for i in ids]
+
+
+def test_keyword_search_scores_are_non_negative_and_filtered(
+    open_store: OpenStore, tmp_path: Path
+) -> None:
+    store = open_store()
+    sync_files(store, None, _workspace(tmp_path / "ws"), sources=["global"])
+    hits = store.keyword_search('"tea" OR "deployed"', ["global"], "block", 10)
+    assert hits
+    assert all(h.score >= 0 for h in hits)
+    assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
+    units = store.get_units(h.unit_id for h in hits)
+    assert {u.kind for u in units.values()} == {"block"}
+    assert any("tea with Ana" in u.text for u in units.values())
+    assert store.keyword_search('"tea"', ["agent:other"], "block", 10) == []
+    assert store.keyword_search('"tea"', [], "block", 10) == []
+    assert store.keyword_search('"zebra"', ["global"], "chunk", 10) == []
+
+
+def test_keyword_search_prefers_the_unit_matching_more_terms(
+    open_store: OpenStore, tmp_path: Path
+) -> None:
+    store = open_store()
+    sync_files(store, None, _workspace(tmp_path / "ws"), sources=["global"])
+    hits = store.keyword_search('"green" OR "tea"', ["global"], "block", 10)
+    assert "green tea" in store.get_units([hits[0].unit_id])[hits[0].unit_id].text
+
+
+def test_unbalanced_quote_is_invalid_input(open_store: OpenStore, tmp_path: Path) -> None:
+    store = open_store()
+    sync_files(store, None, _workspace(tmp_path / "ws"), sources=["global"])
+    with pytest.raises(InvalidInputError, match="full-text query"):
+        store.keyword_search('"tea', ["global"], "block", 10)
+
+
+def test_vector_search_returns_cosine_best_first(open_store: OpenStore, tmp_path: Path) -> None:
+    store = open_store()
+    embedder = HashEmbedder(32)
+    sync_files(store, embedder, _workspace(tmp_path / "ws"), sources=["global"])
+    query = embedder.embed_query("The database migration failed twice.")
+    hits = store.vector_search(query, ["global"], "block", 5)
+    assert all(-1.0001 <= h.score <= 1.0001 for h in hits)
+    assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
+    best = store.get_units([hits[0].unit_id])[hits[0].unit_id]
+    assert best.text == "The database migration failed twice."
+    vectors = store.get_vectors(h.unit_id for h in hits)
+    for hit in hits:  # the score is the cosine of the query and the stored vector
+        stored = vectors[hit.unit_id]
+        cosine = float(stored @ query / (np.linalg.norm(stored) * np.linalg.norm(query)))
+        assert hit.score == pytest.approx(cosine, abs=1e-4)
+
+
+def test_units_round_trip_with_lines_headings_and_mtime(
+    open_store: OpenStore, tmp_path: Path
+) -> None:
+    store = open_store()
+    stamp = FileStamp("global", "a.md", "h" * 64, 10, 1_700_000_000_123_456_789)
+    unit = Unit("global", "a.md", "block", 3, 4, "text\nwith ünïcode", ("Top", "Sub"), "s1")
+    assert store.write_files([FileWrite(stamp, [unit])]) == 1
+    hits = store.keyword_search('"unicode" OR "text"', ["global"], "block", 5)
+    got = store.get_units([hits[0].unit_id])[hits[0].unit_id]
+    assert (got.start_line, got.end_line, got.heading_path) == (3, 4, ("Top", "Sub"))
+    assert got.text == "text\nwith ünïcode"
+    assert got.file_mtime == pytest.approx(1_700_000_000.123456789)
+    assert store.file_stamps(["global"]) == {("global", "a.md"): stamp}
+    assert store.count_files(["global"]) == 1
+    assert store.get_units([999_999]) == {}
+
+
+def test_sync_add_change_rename_delete_and_unchanged(open_store: OpenStore, tmp_path: Path) -> None:
+    store = open_store()
+    root = tmp_path / "ws"
+    embedder = CountingEmbedder()
+    first = sync_files(store, embedder, _workspace(root), sources=["global"])
+    assert (first.added, first.embedded) == (3, len(embedder.texts))
+    embedder.texts.clear()
+
+    again = sync_files(store, embedder, _files(root), sources=["global"])
+    assert (again.unchanged, again.embedded, embedder.texts) == (3, 0, [])
+
+    (root / "memory/2024-01-03.md").write_text("# Wednesday\n\nThe migration worked.\n")
+    (root / "MEMORY.md").rename(root / "FACTS.md")
+    (root / "memory/2024-01-02.md").unlink()
+    report = sync_files(store, embedder, _files(root), sources=["global"])
+    assert (report.changed, report.renamed, report.deleted) == (1, 1, 1)
+    assert all("green tea" not in t for t in embedder.texts)  # the rename re-embedded nothing
+    stamps = store.file_stamps(["global"])
+    assert set(stamps) == {("global", "FACTS.md"), ("global", "memory/2024-01-03.md")}
+    hits = store.keyword_search('"green"', ["global"], "block", 5)
+    assert _paths(store, [h.unit_id for h in hits]) == ["FACTS.md"]
+    assert store.keyword_search('"python"', ["global"], "chunk", 5) == []
+    assert store.keyword_search('"failed"', ["global"], "chunk", 5) == []
+    stats = store.stats()
+    assert stats.vectors == stats.chunks + stats.blocks
+    assert stats.files == 2
+
+
+def test_search_facade_runs_on_the_store(open_store: OpenStore, tmp_path: Path) -> None:
+    store = open_store()
+    embedder = HashEmbedder(32)
+    sync_files(store, embedder, _workspace(tmp_path / "ws"), sources=["global"])
+    results = search(
+        store, embedder, "when did the migration fail?", sources=["global"], options=SearchOptions()
+    )
+    assert results.hits
+    assert results.hits[0].path == "memory/2024-01-03.md"
+    keyword_only = search(
+        store, None, "green tea", sources=["global"], options=SearchOptions(max_results=3)
+    )
+    assert keyword_only.hits[0].path == "MEMORY.md"
+
+
+def test_identity_mismatch_is_a_clear_error(open_store: OpenStore, tmp_path: Path) -> None:
+    store = open_store()
+    files = _workspace(tmp_path / "ws")
+    sync_files(store, HashEmbedder(32), files, sources=["global"])
+    with pytest.raises(IndexMismatchError, match="index rebuild"):
+        sync_files(store, HashEmbedder(16), files, sources=["global"])
+    with pytest.raises(IndexMismatchError, match="16 dimensions"):
+        store.vector_search(HashEmbedder(16).embed_query("tea"), ["global"], "block", 3)
+    other = EmbedderIdentity("hash", "other", 32)
+    reopened = open_store(identity=other)
+    with pytest.raises(IndexMismatchError, match="other"):
+        reopened.vector_search(HashEmbedder(32).embed_query("tea"), ["global"], "block", 3)
+
+
+def test_keyword_only_index_gains_vectors_later(open_store: OpenStore, tmp_path: Path) -> None:
+    store = open_store()
+    files = _workspace(tmp_path / "ws")
+    sync_files(store, None, files, sources=["global"])
+    assert store.identity is None
+    assert store.vector_search(np.ones(32, dtype=np.float32), ["global"], "chunk", 5) == []
+    assert store.stats().vectors == 0
+    embedder = CountingEmbedder()
+    report = sync_files(store, embedder, files, sources=["global"])
+    assert report.embedded > 0
+    assert store.files_missing_vectors(["global"]) == set()
+    stats = store.stats()
+    assert stats.identity == EmbedderIdentity("hash", "hash-32", 32)
+    assert stats.vectors == stats.chunks + stats.blocks
+
+
+def test_rebuild_reuses_the_embedding_cache(open_store: OpenStore, tmp_path: Path) -> None:
+    store = open_store()
+    files = _workspace(tmp_path / "ws")
+    embedder = CountingEmbedder()
+    sync_files(store, embedder, files, sources=["global"])
+    report = rebuild_index(store, embedder, files, sources=["global"])
+    assert (report.embedded, report.added) == (0, 3)
+    assert report.cache_hits == store.stats().chunks + store.stats().blocks
+    cached = store.cached_vectors(EmbedderIdentity("hash", "hash-32", 32), ["nope"])
+    assert cached == {}
+
+
+def test_trigram_tokenizer_finds_cjk_substrings(open_store: OpenStore, tmp_path: Path) -> None:
+    store = open_store(tokenizer="trigram")
+    notes = {"memory/jp.md": "# 日記\n\n東京都に住んでいます。\n\n- 京都へ行きました\n"}
+    sync_files(store, None, _workspace(tmp_path / "ws", notes), sources=["global"])
+    hits = store.keyword_search('"東京都"', ["global"], "block", 5)
+    texts = [u.text for u in store.get_units(h.unit_id for h in hits).values()]
+    assert texts == ["東京都に住んでいます。"]
+    both = store.keyword_search('"京都へ" OR "住んで"', ["global"], "block", 5)
+    assert len(both) == 2
+    assert store.keyword_search('"京"', ["global"], "block", 5) == []
+    assert store.tokenizer == "trigram"
+
+
+def test_tokenizer_mismatch_and_switch_by_clear(open_store: OpenStore, tmp_path: Path) -> None:
+    store = open_store()
+    files = _workspace(tmp_path / "ws")
+    sync_files(store, None, files, sources=["global"])
+    with pytest.raises(IndexMismatchError, match="porter"):
+        open_store(tokenizer="trigram")
+    same = open_store(tokenizer=None)
+    rebuild_index(same, None, files, sources=["global"], tokenizer="trigram")
+    assert open_store(tokenizer="trigram").tokenizer == "trigram"
+    assert same.keyword_search('"migration"', ["global"], "block", 5)
+
+
+def test_other_sources_are_untouched_by_a_sync(open_store: OpenStore, tmp_path: Path) -> None:
+    store = open_store()
+    sync_files(store, None, _workspace(tmp_path / "g"), sources=["global"])
+    agent = tmp_path / "a"
+    (agent / "memory").mkdir(parents=True)
+    (agent / "memory/x.md").write_text("# agent\n\nagent tea notes\n")
+    files = [SourceFile("agent:bob", "memory/x.md", agent / "memory/x.md")]
+    sync_files(store, None, files, sources=["agent:bob"])
+    assert store.count_files(["global"]) == 3
+    assert store.count_files(["agent:bob"]) == 1
+    assert store.count_files(["global", "agent:bob"]) == 4
+    sync_files(store, None, [], sources=["agent:bob"])
+    assert store.count_files(["global"]) == 3
+    assert store.count_files(["agent:bob"]) == 0
+
+
+def test_stat_only_change_is_restamped_not_rewritten(open_store: OpenStore, tmp_path: Path) -> None:
+    store = open_store()
+    root = tmp_path / "ws"
+    sync_files(store, None, _workspace(root), sources=["global"])
+    path = root / "MEMORY.md"
+    os.utime(path, ns=(1_600_000_000_000_000_000, 1_600_000_000_000_000_000))
+    before = store.keyword_search('"green"', ["global"], "block", 5)
+    report = sync_files(store, None, _files(root), sources=["global"])
+    assert (report.unchanged, report.changed) == (3, 0)
+    assert store.file_stamps(["global"])[("global", "MEMORY.md")].mtime_ns == (
+        1_600_000_000_000_000_000
+    )
+    assert store.keyword_search('"green"', ["global"], "block", 5) == before

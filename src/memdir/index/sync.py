@@ -33,7 +33,7 @@ from memdir.errors import EmbeddingError, InvalidInputError
 from memdir.index.chunking import ChunkingOptions, chunk_markdown, embedding_text, text_sha256
 from memdir.store.base import EmbedderIdentity, Unit
 from memdir.store.records import FileKey, FileStamp, FileWrite
-from memdir.store.sqlite import SqliteStore
+from memdir.store.writer import IndexWriter
 
 log = logging.getLogger(__name__)
 
@@ -155,7 +155,7 @@ class _Writer:
 
     def __init__(
         self,
-        store: SqliteStore,
+        store: IndexWriter,
         embedder: Embedder | None,
         options: SyncOptions,
         report: SyncReport,
@@ -246,7 +246,7 @@ def _check_sources(files: Sequence[SourceFile], sources: Sequence[str]) -> None:
 
 
 def sync_files(
-    store: SqliteStore,
+    store: IndexWriter,
     embedder: Embedder | None,
     files: Sequence[SourceFile],
     *,
@@ -329,7 +329,7 @@ class _Step:
 
 
 def _sync_candidates(
-    store: SqliteStore,
+    store: IndexWriter,
     embedder: Embedder | None,
     candidates: list[tuple[SourceFile, os.stat_result]],
     known: dict[FileKey, FileStamp],
@@ -388,7 +388,7 @@ def _sync_candidates(
 
 
 def rebuild_index(
-    store: SqliteStore,
+    store: IndexWriter,
     embedder: Embedder | None,
     files: Sequence[SourceFile],
     *,

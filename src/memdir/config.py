@@ -103,6 +103,9 @@ class ServerSettings(_Section):
 class StoreSettings(_Section):
     backend: Literal["sqlite", "postgres"] = "sqlite"
     dsn: str | None = None
+    schema_name: str = Field("memdir", pattern=r"^[a-z_][a-z0-9_]{0,62}$")
+    vector_index: Literal["exact", "hnsw"] = "exact"
+    pool_size: int = Field(1, ge=1, le=64)
 
 
 class Settings(_Section):
@@ -225,7 +228,9 @@ def load_settings(
                 raise ConfigError(f"configuration section {section!r} must be a table")
             for name, value in fields.items():
                 merged.setdefault(section, {})[name] = value
-                label = f"env MEMDIR_{section.upper()}__{name.upper()}" if origin == "env" else origin
+                label = (
+                    f"env MEMDIR_{section.upper()}__{name.upper()}" if origin == "env" else origin
+                )
                 origins[f"{section}.{name}"] = label
     try:
         settings = Settings.model_validate(merged)

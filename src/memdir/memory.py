@@ -16,7 +16,7 @@ from collections.abc import Callable, Mapping
 from datetime import datetime
 from pathlib import Path
 from types import TracebackType
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from memdir import __version__, composition
@@ -34,7 +34,13 @@ from memdir.curate import (
     transcript_messages,
 )
 from memdir.embeddings.base import Embedder
-from memdir.errors import ConfigError, InvalidInputError, NotFoundError, StoreError
+from memdir.errors import (
+    ConfigError,
+    IndexMismatchError,
+    InvalidInputError,
+    NotFoundError,
+    StoreError,
+)
 from memdir.facts import Fact, FactBook, RecalledFact, SaveOutcome, SqliteFactStore
 from memdir.facts.render import render_fact_line
 from memdir.index import (
@@ -56,6 +62,9 @@ from memdir.prompt import (
 from memdir.search import SearchOptions, SearchResults, search
 from memdir.store import SqliteStore
 from memdir.store.base import IndexStats
+from memdir.store.postgres import PostgresStore, open_store
+from memdir.store.postgres import StoreSettings as StoreOptions
+from memdir.store.writer import IndexWriter
 from memdir.workspace import (
     PROMPT_FILES,
     FileSlice,
@@ -69,6 +78,7 @@ log = logging.getLogger(__name__)
 
 Scope = Literal["agent", "global", "all"]
 ProgressCallback = Callable[[int, int, str], None]
+T = TypeVar("T")
 _UNSET: Any = object()
 
 TOOL_NAMES = (
@@ -113,7 +123,7 @@ class Memory:
         self.agent_id = self.workspace.agent_id
         self.embedder = embedder
         self.chat_model = chat_model
-        self._store: SqliteStore | None = None
+        self._store: IndexWriter | None = None
         self._facts: FactBook | None = None
         self._lock = threading.RLock()
 
@@ -168,14 +178,30 @@ class Memory:
         return self.home / "index" / "memdir.db"
 
     @property
-    def store(self) -> SqliteStore:
+    def store(self) -> IndexWriter:
+        """The index store: SQLite under ``index/`` or PostgreSQL (``store.backend``)."""
         with self._lock:
             if self._store is None:
-                self.index_path.parent.mkdir(parents=True, exist_ok=True)
-                self._store = SqliteStore.open(
-                    self.index_path, tokenizer=self.settings.index.tokenizer
-                )
+                self._store = self._open_store(self.settings.index.tokenizer)
             return self._store
+
+    def _open_store(self, tokenizer: str | None) -> IndexWriter:
+        cfg = self.settings.store
+        if cfg.backend == "sqlite":
+            self.index_path.parent.mkdir(parents=True, exist_ok=True)
+        options = StoreOptions(
+            schema=cfg.schema_name, vector_index=cfg.vector_index, pool_size=cfg.pool_size
+        )
+        return open_store(
+            cfg.backend, path=self.index_path, dsn=cfg.dsn, tokenizer=tokenizer, settings=options
+        )
+
+    def _delete_store(self) -> None:
+        cfg = self.settings.store
+        if cfg.backend == "postgres" and cfg.dsn:
+            PostgresStore.delete(cfg.dsn, schema=cfg.schema_name)
+        else:
+            SqliteStore.delete(self.index_path)
 
     @property
     def facts(self) -> FactBook:
@@ -235,9 +261,11 @@ class Memory:
             daily_note_count=len(self.workspace.list_daily_notes()),
             memory_dir=str(self.workspace.memory_dir),
             learnings=learnings_for_prompt(self.workspace, cfg.learnings_budget_chars),
-            facts=tuple(
-                render_fact_line(f)
-                for f in self.facts.top_salient(budget_chars=cfg.facts_budget_chars)
+            facts=self._recovering(
+                lambda: tuple(
+                    render_fact_line(f)
+                    for f in self.facts.top_salient(budget_chars=cfg.facts_budget_chars)
+                )
             ),
             budget=PromptBudget(per_file_chars=cfg.per_file_chars, total_chars=cfg.total_chars),
         )
@@ -274,7 +302,13 @@ class Memory:
     def sync(
         self, progress: ProgressCallback | None = None, all_agents: bool = False
     ) -> SyncReport:
-        """Bring the index up to date with the files (incremental by content hash)."""
+        """Bring the index up to date with the files (incremental by content hash).
+
+        A corrupt index database is rebuilt from the files, with a logged warning.
+        """
+        return self._recovering(lambda: self._sync_once(progress, all_agents))
+
+    def _sync_once(self, progress: ProgressCallback | None, all_agents: bool) -> SyncReport:
         files, sources = self._source_files(all_agents)
         report = sync_files(
             self.store, self.embedder, files, sources=sources,
@@ -283,23 +317,48 @@ class Memory:
         self.facts.sync()
         return report
 
+    def _recovering(self, action: Callable[[], T]) -> T:
+        """Run ``action``; if the index database turns out corrupt, rebuild it and retry once.
+
+        The database is derived from the Markdown files, so deleting a corrupt one
+        loses no knowledge (only usage statistics). Locks, embedder mismatches and
+        other store errors propagate unchanged.
+        """
+        try:
+            return action()
+        except StoreError as exc:
+            if not is_corruption(exc):
+                raise
+            log.warning(
+                "the index database %s is corrupt (%s); rebuilding it from the Markdown files",
+                self.index_path, exc.__cause__ or exc,
+            )  # fmt: skip
+        self.rebuild()
+        return action()
+
     def rebuild(self, progress: ProgressCallback | None = None) -> SyncReport:
         """Rebuild the derived index from the files (keeps the embedding cache).
 
         A database that cannot be opened (corrupt, truncated, not SQLite) is deleted
         and built anew; the Markdown files are the truth, so nothing is lost.
         """
+        try:
+            return self._rebuild_once(progress, delete=False)
+        except StoreError as exc:
+            if not is_corruption(exc):
+                raise
+            log.warning(
+                "index %s is unreadable (%s); deleting and rebuilding", self.index_path, exc
+            )
+        return self._rebuild_once(progress, delete=True)
+
+    def _rebuild_once(self, progress: ProgressCallback | None, delete: bool) -> SyncReport:
         files, sources = self._source_files(all_agents=True)
         with self._lock:
             self.close()
-            try:
-                store = SqliteStore.open(self.index_path, tokenizer=None)
-            except StoreError as exc:
-                log.warning(
-                    "index %s is unreadable (%s); deleting and rebuilding", self.index_path, exc
-                )
-                SqliteStore.delete(self.index_path)
-                store = SqliteStore.open(self.index_path, tokenizer=None)
+            if delete:
+                self._delete_store()
+            store = self._open_store(None)
             self._store = store
         report = rebuild_index(
             store, self.embedder, files, sources=sources, options=self._sync_options(),
@@ -352,8 +411,9 @@ class Memory:
             recency_half_life_days=cfg.recency_half_life_days,
             mmr_lambda=cfg.mmr_lambda if cfg.mmr else None,
         )
-        return search(
-            self.store, self.embedder, query, sources=self._sources(scope), options=options
+        sources = self._sources(scope)
+        return self._recovering(
+            lambda: search(self.store, self.embedder, query, sources=sources, options=options)
         )
 
     # -- facts -------------------------------------------------------------------
@@ -374,7 +434,9 @@ class Memory:
         limit: int = 5,
     ) -> list[RecalledFact]:
         """Facts valid now (or ``as_of``) that answer ``query`` (``memory_recall``)."""
-        return self.facts.recall(query, category=category, as_of=as_of, limit=limit)
+        return self._recovering(
+            lambda: self.facts.recall(query, category=category, as_of=as_of, limit=limit)
+        )
 
     def forget(
         self, fact_id: str | None = None, query: str | None = None, reason: str = ""
@@ -435,6 +497,22 @@ class Memory:
             self.workspace, self._transcript(session_id), model=self.chat_model,
             count=self.settings.curate.session_end_messages, session_id=session_id,
         )  # fmt: skip
+
+
+def is_corruption(error: StoreError) -> bool:
+    """Whether ``error`` says the database file is damaged (not locked, not mismatched).
+
+    SQLite reports a damaged or foreign file as a plain ``DatabaseError`` ("file is
+    not a database", "database disk image is malformed"); locks and busy timeouts
+    are ``OperationalError`` and never count.
+    """
+    if isinstance(error, IndexMismatchError):
+        return False
+    cause = error.__cause__
+    if cause is None or type(cause).__name__ != "DatabaseError":
+        return False
+    text = str(cause).lower()
+    return "locked" not in text and "busy" not in text
 
 
 def _valid_agent(name: str) -> bool:

@@ -1,0 +1,33 @@
+"""The facade on PostgreSQL: same API, same results as on SQLite."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pgserver_support import TestServer
+
+from memdir import Memory
+from memdir.embeddings.base import HashEmbedder
+
+
+def open_memory(home: Path, dsn: str, schema: str) -> Memory:
+    overrides = {"store": {"backend": "postgres", "dsn": dsn, "schema_name": schema}}
+    return Memory.open(home, overrides=overrides, embedder=HashEmbedder(), chat_model=None)
+
+
+def test_sync_search_and_rebuild_on_postgres(
+    home: Path, pg_server: TestServer, pg_schema: str
+) -> None:
+    with open_memory(home, pg_server.dsn, pg_schema) as memory:
+        memory.init()
+        memory.append_daily("We chose PostgreSQL for the billing service.")
+        memory.append_daily("The cat is called Whiskerino.")
+        report = memory.sync()
+        assert report.added == 1
+        hits = memory.search("which database for billing")
+        assert hits.hits[0].text.endswith("We chose PostgreSQL for the billing service.")
+        assert memory.index_status().files == 1
+        rebuilt = memory.rebuild()
+        assert rebuilt.added == 1
+        again = memory.search("which database for billing")
+        assert [h.citation for h in again] == [h.citation for h in hits]

@@ -2,16 +2,39 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+import logging
+from collections.abc import Callable
+from typing import Annotated, Any
 
 import typer
 
 from memdir.interfaces.cli._app import state
 
+log = logging.getLogger(__name__)
+
 
 def register(app: typer.Typer) -> None:
     app.command("serve")(serve)
     app.command("mcp")(mcp)
+
+
+def consolidation_schedule(cron: str) -> Callable[[Any], Any]:
+    """A service factory: consolidate every workspace on ``curate.consolidate_cron``."""
+    from memdir.curate import Scheduler
+
+    def build(memories: Any) -> Scheduler:
+        scheduler = Scheduler()
+
+        def consolidate_all() -> None:
+            default = memories.get(None)
+            for agent in [None, *default.agents()]:
+                result = memories.get(agent).consolidate()
+                log.info("consolidated %s: %d entries added", agent or "global", len(result.added))
+
+        scheduler.add_job("consolidate", consolidate_all, cron=cron)
+        return scheduler
+
+    return build
 
 
 def mcp(ctx: typer.Context) -> None:
@@ -54,5 +77,8 @@ def serve(
         bind_port,
         st.agent,
         open_memory=st.open_memory,
-        services=[watch_and_sync(cfg.index.watch_debounce_ms)],
+        services=[
+            watch_and_sync(cfg.index.watch_debounce_ms),
+            consolidation_schedule(cfg.curate.consolidate_cron),
+        ],
     )

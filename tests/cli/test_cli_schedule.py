@@ -17,7 +17,8 @@ def test_scheduled_consolidation_promotes_repeated_notes(home: Path) -> None:
     memory.init()
     today = datetime.now()
     for days_ago in (1, 2):
-        memory.append_daily("We decided to deploy on Fridays only.", today - timedelta(days=days_ago))
+        when = today - timedelta(days=days_ago)
+        memory.append_daily("We decided to deploy on Fridays only.", when)
     scheduler = consolidation_schedule("0 2 * * *")(memories)
     runs = scheduler.run_due(now=datetime.now().astimezone() + timedelta(days=1))
     assert [run.name for run in runs] == ["consolidate"]

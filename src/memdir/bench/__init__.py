@@ -1,0 +1,1 @@
+"""memdir.bench: benchmark harnesses (LoCoMo budgeted recall, scale). They print figures."""

@@ -1,0 +1,82 @@
+"""Compose store + sync + search for the benchmarks, until the ``Memory`` facade exists.
+
+``build_index`` indexes every ``.md`` file of a workspace into a fresh SQLite
+index; ``memdir_retriever`` turns that into the search function the LoCoMo
+harness reads.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import replace
+from pathlib import Path
+
+from memdir.embeddings.base import Embedder
+from memdir.index import SourceFile, SyncOptions, SyncReport, sync_files
+from memdir.search import SearchOptions, search
+from memdir.store import SqliteStore, VectorBackend
+
+SOURCE = "global"
+Span = tuple[str, int, int]
+
+
+def workspace_root(home_or_dir: Path) -> Path:
+    """``home/workspace`` when it exists, else the directory itself."""
+    nested = home_or_dir / "workspace"
+    return nested if nested.is_dir() else home_or_dir
+
+
+def list_sources(root: Path) -> list[SourceFile]:
+    """Every markdown file under ``root`` as a ``global`` source file."""
+    return [
+        SourceFile(SOURCE, path.relative_to(root).as_posix(), path)
+        for path in sorted(root.rglob("*.md"))
+        if path.is_file()
+    ]
+
+
+def build_index(
+    home_or_dir: Path,
+    embedder: Embedder | None,
+    *,
+    db_path: Path | None = None,
+    options: SyncOptions | None = None,
+    vector_backend: VectorBackend = "auto",
+) -> tuple[SqliteStore, SyncReport]:
+    """Open (or create) the index of a workspace and sync it; the caller closes the store."""
+    root = workspace_root(home_or_dir)
+    path = db_path or home_or_dir / "index" / "memdir.sqlite"
+    store = SqliteStore.open(path, vector_backend=vector_backend)
+    report = sync_files(store, embedder, list_sources(root), sources=[SOURCE], options=options)
+    return store, report
+
+
+def memdir_retriever(
+    embedder: Embedder | None = None,
+    options: SearchOptions | None = None,
+    *,
+    embedder_name: str = "local",
+) -> Callable[[Path, int], Callable[[str], list[Span]]]:
+    """A LoCoMo retriever factory: index the notes of ``home``, search with ``max_results=k``.
+
+    Without an explicit ``embedder`` the registry's ``embedder_name`` is created once
+    (``"none"`` gives keyword-only search).
+    """
+    chosen: list[Embedder | None] = [embedder] if embedder is not None else []
+
+    def factory(home: Path, k: int) -> Callable[[str], list[Span]]:
+        if not chosen:
+            from memdir.embeddings import create_embedder
+
+            chosen.append(create_embedder(embedder_name))
+        model = chosen[0]
+        store, _ = build_index(home, model)
+        wanted = replace(options or SearchOptions(), max_results=k)
+
+        def search_fn(question: str) -> list[Span]:
+            results = search(store, model, question, sources=[SOURCE], options=wanted)
+            return [(hit.path, hit.start_line, hit.end_line) for hit in results]
+
+        return search_fn
+
+    return factory

@@ -1,0 +1,223 @@
+"""Hybrid retrieval: BM25 and vector signals over blocks and chunks, fused and boosted.
+
+One ``search()`` call runs up to four store queries (keyword and vector, over
+``block`` and ``chunk`` units) plus, with feedback on, one more block vector
+query for the expanded query vector; it fuses each kind (RRF by default,
+weighted on request), lets blocks inherit relevance from their chunks, applies the bounded
+recency boost, optional MMR, ``min_score`` and merges spans per file. With no
+embedder the search is keyword-only.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+import numpy as np
+import numpy.typing as npt
+
+from memdir.embeddings.base import Embedder
+from memdir.errors import InvalidInputError
+from memdir.search.fusion import (
+    fuse_reciprocal_rank,
+    fuse_weighted,
+    normalise_bm25,
+    normalise_cosine,
+)
+from memdir.search.mmr import select_diverse
+from memdir.search.query import build_match_expression
+from memdir.search.recency import recency_multiplier
+from memdir.search.results import SearchHit, SearchOptions, SearchResults
+from memdir.search.snippets import Candidate, merge_spans, score_blocks
+from memdir.store.base import IndexStore, ScoredId, UnitKind
+
+logger = logging.getLogger(__name__)
+
+MAX_QUERY_CHARS = 10_000
+MIN_COSINE = 0.0
+RELATIVE_COSINE = 0.5
+
+
+@dataclass(frozen=True)
+class Signals:
+    """The ranked lists one kind of unit got from the store."""
+
+    keyword: list[ScoredId]
+    vector: list[ScoredId]
+
+
+def search(
+    store: IndexStore,
+    embedder: Embedder | None,
+    query: str,
+    *,
+    sources: Sequence[str],
+    options: SearchOptions,
+    now: datetime | None = None,
+) -> SearchResults:
+    """Rank the memory of ``sources`` for ``query``; see the module docstring."""
+    if not query.strip():
+        raise InvalidInputError("search query is empty; pass the words to look for")
+    text = query[:MAX_QUERY_CHARS]
+    expression = build_match_expression(text, options.max_terms)
+    vector = embedder.embed_query(text) if embedder is not None else None
+    blocks = gather_signals(store, expression, vector, sources, "block", options.candidates)
+    chunks = gather_signals(store, expression, vector, sources, "chunk", options.candidates)
+    block_scores, block_parts = fuse_signals(blocks, options)
+    if vector is not None and options.feedback > 0.0 and block_scores:
+        vector = expand_query(store, vector, block_scores, options.feedback)
+        blocks = Signals(blocks.keyword, nearest_units(store, vector, sources, "block", options))
+        # chunks keep the first vector search: one extra KNN query, not two
+        block_scores, block_parts = fuse_signals(blocks, options)
+    chunk_scores, _ = fuse_signals(chunks, options)
+    units = store.get_units(set(block_scores) | set(chunk_scores))
+    candidates = score_blocks(
+        block_scores, chunk_scores, units, options.chunk_share, options.neighbour_share
+    )
+    apply_recency(candidates, block_parts, options, now or datetime.now(UTC))
+    ranked = sorted(
+        (c for c in candidates if c.relevance >= options.min_score),
+        key=lambda c: (-c.relevance, c.unit.path, c.unit.start_line),
+    )
+    if options.mmr_lambda is not None:
+        ranked = diversify(store, ranked, options.mmr_lambda, options.max_results * 3)
+    hits = tuple(to_hit(c) for c in merge_spans(ranked, options.max_results))
+    notice = "" if hits else explain_empty(store, sources, query, options, bool(candidates))
+    return SearchResults(hits=hits, notice=notice)
+
+
+def apply_recency(
+    candidates: list[Candidate],
+    parts: dict[int, dict[str, float]],
+    options: SearchOptions,
+    now: datetime,
+) -> None:
+    """Multiply each candidate's relevance by its bounded recency boost; fill the breakdown."""
+    for candidate in candidates:
+        boost = recency_multiplier(
+            candidate.unit.path, now, options.recency_half_life_days, options.recency_max_boost
+        )
+        candidate.breakdown.update(parts.get(candidate.unit.id, {}))
+        candidate.breakdown["relevance"] = candidate.relevance
+        candidate.breakdown["recency"] = boost
+        candidate.relevance *= boost
+        candidate.breakdown["final"] = candidate.relevance
+
+
+def gather_signals(
+    store: IndexStore,
+    expression: str | None,
+    vector: npt.NDArray[np.float32] | None,
+    sources: Sequence[str],
+    kind: UnitKind,
+    limit: int,
+) -> Signals:
+    """Ask the store for the keyword and vector candidates of one unit kind."""
+    keyword = store.keyword_search(expression, sources, kind, limit) if expression else []
+    nearest = store.vector_search(vector, sources, kind, limit) if vector is not None else []
+    return Signals(keyword=keyword, vector=keep_similar(nearest))
+
+
+def nearest_units(
+    store: IndexStore,
+    vector: npt.NDArray[np.float32],
+    sources: Sequence[str],
+    kind: UnitKind,
+    options: SearchOptions,
+) -> list[ScoredId]:
+    return keep_similar(store.vector_search(vector, sources, kind, options.candidates))
+
+
+def keep_similar(found: list[ScoredId]) -> list[ScoredId]:
+    """Drop neighbours that are no evidence: nearest neighbours always exist.
+
+    A neighbour counts when its cosine is positive and at least ``RELATIVE_COSINE``
+    of the best one's, so rank fusion does not promote the merely nearest.
+    """
+    if not found:
+        return []
+    floor = max(MIN_COSINE, RELATIVE_COSINE * max(item.score for item in found))
+    return [item for item in found if item.score > floor]
+
+
+def expand_query(
+    store: IndexStore,
+    vector: npt.NDArray[np.float32],
+    scores: dict[int, float],
+    weight: float,
+    top: int = 3,
+) -> npt.NDArray[np.float32]:
+    """Pseudo-relevance feedback: move the query towards its best blocks (Rocchio)."""
+    best = sorted(scores, key=lambda i: -scores[i])[:top]
+    vectors = list(store.get_vectors(best).values())
+    if not vectors:
+        return vector
+    moved = vector + weight * np.mean(np.stack(vectors), axis=0)
+    norm = float(np.linalg.norm(moved))
+    return (moved / norm).astype(np.float32) if norm > 0 else vector
+
+
+def fuse_signals(
+    signals: Signals, options: SearchOptions
+) -> tuple[dict[int, float], dict[int, dict[str, float]]]:
+    """Fused relevance per unit id and the per-signal values behind it."""
+    parts: dict[int, dict[str, float]] = {}
+    text_norm: dict[int, float] = {}
+    cosine_norm: dict[int, float] = {}
+    for item in signals.keyword:
+        text_norm[item.unit_id] = normalise_bm25(item.score)
+        parts.setdefault(item.unit_id, {}).update(bm25_raw=item.score, bm25=text_norm[item.unit_id])
+    for item in signals.vector:
+        cosine_norm[item.unit_id] = normalise_cosine(item.score)
+        parts.setdefault(item.unit_id, {})["vector"] = item.score
+    if options.fusion == "weighted":
+        fused = fuse_weighted(text_norm, cosine_norm, options.text_weight, options.vector_weight)
+    else:
+        lists = [ranked for ranked in (signals.keyword, signals.vector) if ranked]
+        fused = fuse_reciprocal_rank(lists, options.rrf_k)
+    return fused, parts
+
+
+def diversify(
+    store: IndexStore, ranked: list[Candidate], lambda_: float, limit: int
+) -> list[Candidate]:
+    """Re-order the head of the ranking by MMR over the stored unit vectors."""
+    head = ranked[:limit]
+    by_id = {c.unit.id: c for c in head}
+    vectors = store.get_vectors(by_id)
+    order = select_diverse([(c.unit.id, c.relevance) for c in head], vectors, lambda_, limit)
+    return [by_id[unit_id] for unit_id, _ in order] + ranked[limit:]
+
+
+def to_hit(candidate: Candidate) -> SearchHit:
+    return SearchHit(
+        path=candidate.unit.path,
+        source=candidate.unit.source,
+        start_line=candidate.start_line,
+        end_line=candidate.end_line,
+        text=candidate.text,
+        score=round(candidate.relevance, 6),
+        breakdown={k: round(v, 6) for k, v in candidate.breakdown.items()},
+    )
+
+
+def explain_empty(
+    store: IndexStore,
+    sources: Sequence[str],
+    query: str,
+    options: SearchOptions,
+    had_candidates: bool,
+) -> str:
+    """Say why nothing came back, and what to do next."""
+    files = store.count_files(sources)
+    if files == 0:
+        return "no memory files indexed yet; run `memdir index sync`"
+    shown = query if len(query) <= 60 else query[:57] + "..."
+    if had_candidates and options.min_score > 0.0:
+        return (
+            f"no matches above min_score {options.min_score} among {files} files "
+            f"for {shown!r}; lower min_score to see weaker matches"
+        )
+    return f"no matches among {files} files for {shown!r}"

@@ -1,0 +1,48 @@
+"""Turn any user text into a safe FTS5 MATCH expression.
+
+Every term is a double-quoted FTS5 string (inner quotes doubled), so operators
+(``AND``, ``OR``, ``NOT``, ``NEAR``), column filters (``:``), prefix stars,
+carets and parentheses in the text are searched as plain words and can never
+break the expression. Stop words are dropped (unless nothing else is left),
+terms are de-duplicated and capped, and joined with ``OR``: BM25 ranks the
+documents that match more and rarer terms first.
+"""
+
+from __future__ import annotations
+
+import re
+
+_WORD = re.compile(r"\w+", re.UNICODE)
+MAX_TERM_CHARS = 64
+
+_STOP_TEXT = """a about above after again against all am an and any are as at be because been before
+    being below between both but by can could did do does doing down during each few for from
+    further had has have having he her here hers herself him himself his how i if in into is it
+    its itself just me more most my myself no nor not now of off on once only or other our ours
+    ourselves out over own same she should so some such than that the their theirs them
+    themselves then there these they this those through to too under until up very was we were
+    what when where which while who whom why will with would you your yours yourself yourselves
+    s t d ll m o re ve y"""
+STOP_WORDS = frozenset(_STOP_TEXT.split())
+
+
+def extract_terms(text: str, max_terms: int = 24) -> list[str]:
+    """The distinct lower-cased words of ``text`` worth searching for, in order."""
+    words = [w.lower()[:MAX_TERM_CHARS] for w in _WORD.findall(text)]
+    words = [w for w in words if w.strip("_")]
+    content = [w for w in words if w not in STOP_WORDS]
+    chosen = content or words
+    return list(dict.fromkeys(chosen))[:max_terms]
+
+
+def quote_term(term: str) -> str:
+    """One FTS5 string literal: wrapped in double quotes, inner quotes doubled."""
+    return '"' + term.replace('"', '""') + '"'
+
+
+def build_match_expression(text: str, max_terms: int = 24) -> str | None:
+    """An OR of quoted terms, or ``None`` when the text has no searchable word."""
+    terms = extract_terms(text, max_terms)
+    if not terms:
+        return None
+    return " OR ".join(quote_term(t) for t in terms)

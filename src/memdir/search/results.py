@@ -1,0 +1,118 @@
+"""The values search returns: options in, hits and results out."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Literal
+
+from memdir.errors import InvalidInputError
+
+FusionMode = Literal["rrf", "weighted"]
+
+
+@dataclass(frozen=True)
+class SearchOptions:
+    """How one search ranks and cuts its hits.
+
+    ``fusion`` is ``"rrf"`` (reciprocal-rank fusion, constant ``rrf_k``) or
+    ``"weighted"`` (``vector_weight`` * cosine + ``text_weight`` * normalised BM25).
+    ``chunk_share`` is the part of a block's relevance inherited from the best
+    chunk that contains it. ``recency_max_boost`` bounds the date boost
+    (0 turns it off); ``mmr_lambda`` turns on MMR diversity when set. ``feedback``
+    is the Rocchio weight of pseudo-relevance feedback: the query vector moves
+    towards the mean of its three best blocks for a second block vector search
+    (0 turns it off). ``neighbour_share`` lets a block inherit from the best
+    candidate block next to it. ``candidates`` is the length of each store list.
+    """
+
+    max_results: int = 6
+    min_score: float = 0.0
+    fusion: FusionMode = "rrf"
+    rrf_k: int = 10
+    vector_weight: float = 0.7
+    text_weight: float = 0.3
+    chunk_share: float = 0.3
+    neighbour_share: float = 0.0
+    recency_half_life_days: float = 30.0
+    recency_max_boost: float = 0.1
+    mmr_lambda: float | None = None
+    feedback: float = 0.6
+    candidates: int = 40
+    max_terms: int = 24
+
+    def __post_init__(self) -> None:
+        checks: list[tuple[str, object, bool]] = [
+            ("max_results", self.max_results, 1 <= self.max_results <= 1000),
+            ("min_score", self.min_score, 0.0 <= self.min_score <= 2.0),
+            ("fusion", self.fusion, self.fusion in ("rrf", "weighted")),
+            ("rrf_k", self.rrf_k, self.rrf_k >= 1),
+            ("vector_weight", self.vector_weight, self.vector_weight >= 0.0),
+            ("text_weight", self.text_weight, self.text_weight >= 0.0),
+            ("chunk_share", self.chunk_share, 0.0 <= self.chunk_share <= 1.0),
+            (
+                "neighbour_share",
+                self.neighbour_share,
+                0.0 <= self.neighbour_share <= 1.0 - self.chunk_share,
+            ),
+            (
+                "recency_half_life_days",
+                self.recency_half_life_days,
+                self.recency_half_life_days > 0.0,
+            ),
+            ("recency_max_boost", self.recency_max_boost, 0.0 <= self.recency_max_boost <= 1.0),
+            (
+                "mmr_lambda",
+                self.mmr_lambda,
+                self.mmr_lambda is None or 0.0 <= self.mmr_lambda <= 1.0,
+            ),
+            ("feedback", self.feedback, 0.0 <= self.feedback <= 4.0),
+            ("candidates", self.candidates, 1 <= self.candidates <= 10_000),
+            ("max_terms", self.max_terms, 1 <= self.max_terms <= 256),
+        ]
+        for name, value, ok in checks:
+            if not ok:
+                raise InvalidInputError(
+                    f"search option {name}={value!r} is out of range; "
+                    "see SearchOptions in memdir.search for the allowed values"
+                )
+        if self.fusion == "weighted" and self.vector_weight + self.text_weight <= 0.0:
+            raise InvalidInputError(
+                "weighted fusion needs vector_weight + text_weight > 0; "
+                f"got {self.vector_weight!r} and {self.text_weight!r}"
+            )
+
+
+@dataclass(frozen=True)
+class SearchHit:
+    """A cited span of one memory file with its score and how the score was made."""
+
+    path: str
+    source: str
+    start_line: int
+    end_line: int
+    text: str
+    score: float
+    breakdown: dict[str, float] = field(default_factory=dict, compare=False)
+
+    @property
+    def citation(self) -> str:
+        """``path:start-end``, the form agents quote."""
+        return f"{self.path}:{self.start_line}-{self.end_line}"
+
+
+@dataclass(frozen=True)
+class SearchResults:
+    """Ranked hits; ``notice`` explains an empty result (empty string otherwise)."""
+
+    hits: tuple[SearchHit, ...] = ()
+    notice: str = ""
+
+    def __iter__(self) -> Iterator[SearchHit]:
+        return iter(self.hits)
+
+    def __len__(self) -> int:
+        return len(self.hits)
+
+    def __getitem__(self, index: int) -> SearchHit:
+        return self.hits[index]

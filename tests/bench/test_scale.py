@@ -1,0 +1,42 @@
+"""The scale harness end to end on a tiny workspace, with the hash embedder."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from memdir.bench.notes import render_note, sample_queries, write_workspace
+from memdir.bench.scale import run_scale
+from memdir.embeddings.base import HashEmbedder
+
+
+def test_notes_are_deterministic(tmp_path: Path) -> None:
+    a = write_workspace(tmp_path / "a", 30)
+    b = write_workspace(tmp_path / "b", 30)
+    assert a == b
+    assert a["chunks"] >= 30
+    assert sorted(p.read_text() for p in (tmp_path / "a").rglob("*.md")) == sorted(
+        p.read_text() for p in (tmp_path / "b").rglob("*.md")
+    )
+    assert len(set(sample_queries(20))) > 5
+
+
+def test_note_looks_like_a_daily_note() -> None:
+    import random
+    from datetime import date
+
+    text = render_note(date(2020, 2, 3), random.Random(1))
+    assert text.startswith("# 2020-02-03\n\n## ")
+    assert "\n- " in text
+
+
+def test_run_scale_reports_figures(tmp_path: Path) -> None:
+    out = run_scale(40, embedder=HashEmbedder(384), sample_units=50, queries=10, workdir=tmp_path)
+    assert out["workspace"]["chunks"] >= 40
+    assert out["index_full"]["units"] == out["workspace"]["chunks"] + out["workspace"]["blocks"]
+    assert out["embedding_raw"]["units_per_s"] > 0
+    assert out["index_model_subset"]["units"] > 0
+    assert out["search"]["queries"] == 10
+    assert 0 < out["search"]["p50_ms"] <= out["search"]["p95_ms"]
+    assert out["resync_unchanged_s"] < out["index_full"]["seconds"] + 1
+    assert out["peak_rss_mb"] > 0
+    assert "cheap hash vectors" in out["note"]

@@ -13,7 +13,7 @@ from typing import Annotated
 import typer
 
 from memdir import __version__
-from memdir.interfaces.cli import bench, curate, facts, index, server, workspace
+from memdir.interfaces.cli import bench, chat, curate, facts, index, server, workspace
 from memdir.interfaces.cli import config as config_cmds
 from memdir.interfaces.cli._app import AppState, make_app
 
@@ -57,6 +57,7 @@ index.register(app)
 server.register(app)
 facts.register(app)
 curate.register(app)
+chat.register(app)
 app.add_typer(config_cmds.app, name="config")
 app.add_typer(bench.app, name="bench")
 

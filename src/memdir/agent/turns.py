@@ -1,0 +1,69 @@
+"""Values the chat agent hands to its display: events, turns and its status."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from memdir.agent.toolbox import ToolRun
+from memdir.llm import Usage
+
+EventKind = Literal[
+    "tool_call",
+    "tool_error",
+    "correction",
+    "flushed",
+    "compacted",
+    "warning",
+    "pruned",
+    "emergency",
+    "ritual",
+    "rounds_exhausted",
+]
+
+
+@dataclass(frozen=True)
+class AgentEvent:
+    """Something the agent did on the way to a reply, in one line for a person."""
+
+    kind: EventKind
+    text: str
+
+
+@dataclass(frozen=True)
+class Turn:
+    """One user message answered: the reply, the tool calls made and the events."""
+
+    reply: str
+    tool_runs: tuple[ToolRun, ...] = ()
+    events: tuple[AgentEvent, ...] = ()
+    usage: Usage | None = None
+
+
+@dataclass(frozen=True)
+class AgentStatus:
+    """What ``/status`` shows."""
+
+    agent: str
+    session_id: str
+    model: str
+    tokens: int
+    window: int
+    level: str
+    messages: int
+    last_input_tokens: int | None
+    ritual_active: bool
+
+    def rows(self) -> list[tuple[str, str]]:
+        """Label/value pairs in display order."""
+        reported = "-" if self.last_input_tokens is None else f"{self.last_input_tokens:,}"
+        return [
+            ("agent", self.agent),
+            ("session", self.session_id),
+            ("model", self.model),
+            ("tokens used", f"{self.tokens:,} / {self.window:,} ({self.tokens / self.window:.0%})"),
+            ("context level", self.level),
+            ("messages", str(self.messages)),
+            ("last reported input tokens", reported),
+            ("first-run ritual", "active (BOOTSTRAP.md)" if self.ritual_active else "done"),
+        ]

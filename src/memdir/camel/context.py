@@ -1,0 +1,209 @@
+"""Context creators: turn scored records into the messages a model gets, under a token limit.
+
+``ScoreBasedContextCreator`` scores every record on four signals, each in [0, 1]:
+
+* recency: the record's rank by timestamp among the candidates (newest 1, oldest 0);
+* similarity: the block's score (search score or chat-history decay) over the best one;
+* importance: the record's importance over 10;
+* frequency: how often this creator returned the record before, ``n / (n + 1)``;
+
+sums them with ``ContextWeights``, then packs greedily, best first, skipping a
+record that does not fit and trying the next. ``RecencyContextCreator`` keeps the
+newest records that fit and stops at the first that does not (no gaps).
+
+Both keep every system record (first, whatever the scores; a system prompt over the
+limit is an error), keep an assistant tool call and its tool results together or
+drop them together (a tool result whose call is absent is dropped), and return the
+chosen messages in chronological order with the token count
+(``memdir.llm.estimate_messages_tokens``, which includes the reply primer).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Protocol, runtime_checkable
+
+from memdir.camel.records import ContextRecord
+from memdir.errors import InvalidInputError
+from memdir.llm import Message, estimate_message_tokens, estimate_messages_tokens
+
+logger = logging.getLogger(__name__)
+
+REPLY_PRIMER_TOKENS = estimate_messages_tokens([])
+
+
+@runtime_checkable
+class ContextCreator(Protocol):
+    """Builds the model's messages from scored records within ``token_limit`` tokens."""
+
+    token_limit: int
+
+    def create_context(self, records: Sequence[ContextRecord]) -> tuple[list[Message], int]: ...
+
+
+@dataclass(frozen=True)
+class ContextWeights:
+    """How much each signal counts in the score; non-negative, not all zero."""
+
+    recency: float = 0.3
+    similarity: float = 0.4
+    importance: float = 0.2
+    frequency: float = 0.1
+
+    def __post_init__(self) -> None:
+        values = (self.recency, self.similarity, self.importance, self.frequency)
+        if any(v < 0 for v in values) or not any(values):
+            raise InvalidInputError(
+                f"context weights {values!r} must be >= 0 and not all zero; "
+                "e.g. ContextWeights(recency=0.3, similarity=0.4, importance=0.2, frequency=0.1)"
+            )
+
+
+@dataclass
+class _Unit:
+    """Records packed together: one record, or a tool call with its results."""
+
+    items: list[tuple[int, ContextRecord]]
+    tokens: int
+    score: float = 0.0
+
+    @property
+    def newest(self) -> int:
+        return max(position for position, _ in self.items)
+
+
+class _PackingCreator:
+    """What both creators share: validation, system records, units, output order."""
+
+    def __init__(self, token_limit: int) -> None:
+        if isinstance(token_limit, bool) or not isinstance(token_limit, int) or token_limit < 1:
+            raise InvalidInputError(f"token_limit must be a positive integer, got {token_limit!r}")
+        self.token_limit = token_limit
+
+    def _prepare(
+        self, records: Sequence[ContextRecord]
+    ) -> tuple[list[tuple[int, ContextRecord]], list[_Unit], int]:
+        """System records, packable units and the tokens left for the units."""
+        ordered = chronological(dedupe_by_uuid(records))
+        system = [(i, c) for i, c in enumerate(ordered) if c.record.role == "system"]
+        used = REPLY_PRIMER_TOKENS + sum(
+            estimate_message_tokens(c.record.message) for _, c in system
+        )
+        if used > self.token_limit:
+            raise InvalidInputError(
+                f"the system message alone needs {used} tokens, over the token_limit of "
+                f"{self.token_limit}; raise token_limit or shorten the system prompt"
+            )
+        units = group_units([(i, c) for i, c in enumerate(ordered) if c.record.role != "system"])
+        return system, units, self.token_limit - used
+
+    @staticmethod
+    def _render(
+        system: list[tuple[int, ContextRecord]], chosen: list[_Unit]
+    ) -> tuple[list[Message], int]:
+        picked = sorted(item for unit in chosen for item in unit.items)
+        messages = [c.record.message for _, c in system] + [c.record.message for _, c in picked]
+        return messages, estimate_messages_tokens(messages)
+
+
+class ScoreBasedContextCreator(_PackingCreator):
+    """Greedy packing by a weighted score of recency, similarity, importance and frequency."""
+
+    def __init__(self, token_limit: int, weights: ContextWeights | None = None) -> None:
+        super().__init__(token_limit)
+        self.weights = weights or ContextWeights()
+        self._returned: Counter[str] = Counter()
+
+    def access_count(self, record_uuid: str) -> int:
+        """How many contexts this creator built included the record."""
+        return self._returned[record_uuid]
+
+    def score(self, records: Sequence[ContextRecord]) -> dict[str, float]:
+        """The score of each record (by uuid), as used for packing."""
+        ordered = chronological(dedupe_by_uuid(records))
+        best = max((max(c.score, 0.0) for c in ordered), default=0.0)
+        last = max(len(ordered) - 1, 1)
+        w = self.weights
+        scores: dict[str, float] = {}
+        for rank, context in enumerate(ordered):
+            seen = self._returned[context.record.uuid]
+            scores[context.record.uuid] = (
+                w.recency * (rank / last if len(ordered) > 1 else 1.0)
+                + w.similarity * (max(context.score, 0.0) / best if best > 0 else 0.0)
+                + w.importance * context.record.importance / 10
+                + w.frequency * seen / (seen + 1)
+            )
+        return scores
+
+    def create_context(self, records: Sequence[ContextRecord]) -> tuple[list[Message], int]:
+        system, units, room = self._prepare(records)
+        scores = self.score(records)
+        for unit in units:
+            unit.score = max(scores[c.record.uuid] for _, c in unit.items)
+        chosen: list[_Unit] = []
+        for unit in sorted(units, key=lambda u: (-u.score, -u.newest)):
+            if unit.tokens <= room:
+                chosen.append(unit)
+                room -= unit.tokens
+        for _, context in [*system, *(item for unit in chosen for item in unit.items)]:
+            self._returned[context.record.uuid] += 1
+        return self._render(system, chosen)
+
+
+class RecencyContextCreator(_PackingCreator):
+    """The newest records that fit, without gaps: stops at the first one that does not."""
+
+    def create_context(self, records: Sequence[ContextRecord]) -> tuple[list[Message], int]:
+        system, units, room = self._prepare(records)
+        chosen: list[_Unit] = []
+        for unit in sorted(units, key=lambda u: -u.newest):
+            if unit.tokens > room:
+                break
+            chosen.append(unit)
+            room -= unit.tokens
+        return self._render(system, chosen)
+
+
+# -- helpers shared with the agent memories ------------------------------------------------
+
+
+def dedupe_by_uuid(records: Sequence[ContextRecord]) -> list[ContextRecord]:
+    """One context record per uuid, the best-scored one, in first-seen order."""
+    best: dict[str, ContextRecord] = {}
+    for context in records:
+        held = best.get(context.record.uuid)
+        if held is None or context.score > held.score:
+            best[context.record.uuid] = context
+    return list(best.values())
+
+
+def chronological(records: Sequence[ContextRecord]) -> list[ContextRecord]:
+    """Oldest first by record timestamp; equal timestamps keep their given order."""
+    return sorted(records, key=lambda c: c.record.timestamp)
+
+
+def group_units(items: list[tuple[int, ContextRecord]]) -> list[_Unit]:
+    """One unit per record, except tool results, which join the unit of their call."""
+    units: list[_Unit] = []
+    unit_of_call: dict[str, _Unit] = {}
+    for position, context in items:
+        message = context.record.message
+        tokens = estimate_message_tokens(message)
+        if message.role == "tool":
+            owner = unit_of_call.get(message.tool_call_id or "")
+            if owner is None:
+                logger.debug(
+                    "dropping tool result %s: its call is not in context", context.record.uuid
+                )
+                continue
+            owner.items.append((position, context))
+            owner.tokens += tokens
+            continue
+        unit = _Unit([(position, context)], tokens)
+        units.append(unit)
+        for call in message.tool_calls:
+            unit_of_call[call.id] = unit
+    return units

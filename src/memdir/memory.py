@@ -43,6 +43,7 @@ from memdir.errors import (
 )
 from memdir.facts import Fact, FactBook, RecalledFact, SaveOutcome, SqliteFactStore
 from memdir.facts.render import render_fact_line
+from memdir.facts.safety import reject_secrets
 from memdir.index import (
     ChunkingOptions,
     SourceFile,
@@ -62,8 +63,10 @@ from memdir.prompt import (
 from memdir.search import SearchOptions, SearchResults, search
 from memdir.store import SqliteStore
 from memdir.store.base import IndexStats
+from memdir.store.facts_protocol import FactStore
 from memdir.store.postgres import PostgresStore, open_store
 from memdir.store.postgres import StoreSettings as StoreOptions
+from memdir.store.postgres.facts import PostgresFactStore
 from memdir.store.writer import IndexWriter
 from memdir.workspace import (
     PROMPT_FILES,
@@ -208,8 +211,13 @@ class Memory:
         """The structured facts of this workspace (derived from marked daily-note lines)."""
         with self._lock:
             if self._facts is None:
-                self.index_path.parent.mkdir(parents=True, exist_ok=True)
-                store = SqliteFactStore.open(self.index_path, scope=source_of(self.agent_id))
+                cfg, scope = self.settings.store, source_of(self.agent_id)
+                store: FactStore
+                if cfg.backend == "postgres" and cfg.dsn:
+                    store = PostgresFactStore.open(cfg.dsn, schema=cfg.schema_name, scope=scope)
+                else:
+                    self.index_path.parent.mkdir(parents=True, exist_ok=True)
+                    store = SqliteFactStore.open(self.index_path, scope=scope)
                 decide = composition.model_decider(self.chat_model)
                 self._facts = FactBook(store, self.embedder, self.workspace, decide=decide)
             return self._facts
@@ -230,13 +238,24 @@ class Memory:
         return self.workspace.read_file(path)
 
     def write_file(self, path: str, content: str) -> str:
+        """Create or replace a file atomically; content holding a credential is refused."""
+        if isinstance(content, str):
+            reject_secrets(content, f"the content for {path!r}")
         return self.workspace.write_file(path, content)
 
     def edit_file(self, path: str, old_text: str, new_text: str, replace_all: bool = False) -> int:
+        """Exact find-and-replace; a ``new_text`` holding a credential is refused."""
+        if isinstance(new_text, str):
+            reject_secrets(new_text, "the new text")
         return self.workspace.edit_file(path, old_text, new_text, replace_all=replace_all)
 
     def append_daily(self, text: str, date: datetime | None = None) -> NoteLocation:
-        """Append to today's (or ``date``'s) daily note under a lock; returns where it landed."""
+        """Append to today's (or ``date``'s) daily note under a lock; returns where it landed.
+
+        Text holding a credential is refused.
+        """
+        if isinstance(text, str):
+            reject_secrets(text, "the note")
         return self.workspace.append_daily(text, date=date.date() if date else None)
 
     # -- prompt --------------------------------------------------------------------

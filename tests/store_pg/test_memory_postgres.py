@@ -31,3 +31,20 @@ def test_sync_search_and_rebuild_on_postgres(
         assert rebuilt.added == 1
         again = memory.search("which database for billing")
         assert [h.citation for h in again] == [h.citation for h in hits]
+
+
+def test_facts_live_in_postgres_with_the_postgres_backend(
+    home: Path, pg_server: TestServer, pg_schema: str
+) -> None:
+    with open_memory(home, pg_server.dsn, pg_schema) as memory:
+        memory.save("My cat's name is Whiskerino")
+        memory.save("My cat is now called Luna")
+        assert memory.recall("what is my cat called?")[0].fact.text == "My cat is now called Luna"
+    assert not (home / "index" / "memdir.db").exists()
+    with open_memory(home, pg_server.dsn, pg_schema) as memory:
+        memory.rebuild()
+        history = memory.list_facts(include_superseded=True)
+        assert [f.text for f in history] == [
+            "My cat's name is Whiskerino",
+            "My cat is now called Luna",
+        ]

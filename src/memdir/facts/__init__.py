@@ -19,7 +19,13 @@ from memdir.facts.markers import parse_fact_lines
 from memdir.facts.recall import RecalledFact, ScoreBreakdown, list_facts, recall
 from memdir.facts.render import format_facts_for_prompt, top_salient_facts
 from memdir.facts.replay import FactSyncReport, derive_facts, rebuild_facts, sync_facts
-from memdir.facts.safety import MAX_FACT_CHARS, check_fact_text, detect_secret
+from memdir.facts.safety import (
+    MAX_FACT_CHARS,
+    check_fact_text,
+    detect_secret,
+    redact_secrets,
+    reject_secrets,
+)
 from memdir.facts.salience import SALIENCE_MAX, SALIENCE_MIN, salience
 from memdir.facts.saving import SaveOutcome, forget, save_fact
 from memdir.store.facts_sqlite import Fact, FactEvent, SqliteFactStore
@@ -45,6 +51,8 @@ __all__ = [
     "decide_heuristically",
     "derive_facts",
     "detect_secret",
+    "redact_secrets",
+    "reject_secrets",
     "forget",
     "format_facts_for_prompt",
     "list_facts",

@@ -18,6 +18,7 @@ from memdir.facts.recall import RecalledFact, list_facts, recall
 from memdir.facts.render import format_facts_for_prompt, top_salient_facts
 from memdir.facts.replay import FactSyncReport, rebuild_facts, sync_facts
 from memdir.facts.saving import Clock, SaveOutcome, forget, save_fact, utc_clock
+from memdir.store.facts_protocol import FactStore
 from memdir.store.facts_sqlite import Fact, SqliteFactStore
 from memdir.workspace import Workspace
 
@@ -34,7 +35,7 @@ class FactBook:
 
     def __init__(
         self,
-        store: SqliteFactStore,
+        store: FactStore,
         embedder: Embedder | None,
         workspace: Workspace,
         decide: DecideFn | None = None,

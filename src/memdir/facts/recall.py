@@ -34,7 +34,8 @@ from memdir.errors import IndexMismatchError, InvalidInputError
 from memdir.facts.categories import check_category, match_query_categories
 from memdir.facts.salience import fact_salience
 from memdir.store.base import EmbedderIdentity
-from memdir.store.facts_sqlite import Fact, FactFilter, SqliteFactStore
+from memdir.store.facts_protocol import FactStore
+from memdir.store.facts_sqlite import Fact, FactFilter
 
 RRF_K = 10
 TIER_RELATIVE = 0.5
@@ -85,7 +86,7 @@ def utc_now() -> datetime:
     return datetime.now(UTC)
 
 
-def check_embedder(store: SqliteFactStore, embedder: Embedder) -> None:
+def check_embedder(store: FactStore, embedder: Embedder) -> None:
     """Raise ``IndexMismatchError`` when the stored fact vectors come from another embedder."""
     wanted = EmbedderIdentity(embedder.provider, embedder.model, embedder.dimensions)
     recorded = store.identity
@@ -122,7 +123,7 @@ def fuse_ranks(lists: Sequence[Sequence[tuple[str, float]]]) -> dict[str, float]
 
 
 def _signals(
-    store: SqliteFactStore,
+    store: FactStore,
     embedder: Embedder | None,
     query: str,
     filt: FactFilter,
@@ -138,7 +139,7 @@ def _signals(
 
 
 def recall(
-    store: SqliteFactStore,
+    store: FactStore,
     embedder: Embedder | None,
     query: str,
     *,
@@ -200,7 +201,7 @@ def _with_tier(breakdown: ScoreBreakdown, tier: Literal["category", "flat"]) -> 
 
 
 def list_facts(
-    store: SqliteFactStore,
+    store: FactStore,
     category: str | None = None,
     as_of: datetime | None = None,
     include_superseded: bool = False,

@@ -14,7 +14,8 @@ from datetime import UTC, datetime
 
 from memdir.errors import InvalidInputError
 from memdir.facts.salience import fact_salience
-from memdir.store.facts_sqlite import Fact, FactFilter, SqliteFactStore
+from memdir.store.facts_protocol import FactStore
+from memdir.store.facts_sqlite import Fact, FactFilter
 
 FENCE_OPEN = "<memdir-facts>"
 FENCE_CLOSE = "</memdir-facts>"
@@ -43,7 +44,7 @@ def format_facts_for_prompt(facts: Sequence[Fact]) -> str:
 
 
 def top_salient_facts(
-    store: SqliteFactStore,
+    store: FactStore,
     limit: int = 20,
     budget_chars: int = 2_000,
     now: datetime | None = None,

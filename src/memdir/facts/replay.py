@@ -30,12 +30,12 @@ import numpy as np
 from memdir.embeddings.base import Embedder
 from memdir.facts.markers import parse_fact_lines
 from memdir.store.base import EmbedderIdentity
+from memdir.store.facts_protocol import FactStore
 from memdir.store.facts_sqlite import (
     Fact,
     FactEvent,
     FactFilter,
     FactStamp,
-    SqliteFactStore,
     Vector,
 )
 
@@ -98,13 +98,13 @@ def text_sha(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def bind_embedder(store: SqliteFactStore, embedder: Embedder) -> None:
+def bind_embedder(store: FactStore, embedder: Embedder) -> None:
     """Record the embedder of the fact vectors (``IndexMismatchError`` if another one is)."""
     store.bind_identity(EmbedderIdentity(embedder.provider, embedder.model, embedder.dimensions))
 
 
 def embed_texts(
-    embedder: Embedder, store: SqliteFactStore, texts: dict[str, str]
+    embedder: Embedder, store: FactStore, texts: dict[str, str]
 ) -> dict[str, tuple[str, Vector]]:
     """Vectors for ``{fact id: text}``, binding the embedder identity to the store."""
     if not texts:
@@ -126,7 +126,7 @@ def _same_state(a: Fact, b: Fact) -> bool:
 
 
 def _read_changed(
-    store: SqliteFactStore, files: Sequence[FileRef]
+    store: FactStore, files: Sequence[FileRef]
 ) -> tuple[list[tuple[FactStamp, list[FactEvent]]], list[str], int]:
     """(stamp, events) of files whose stat changed, removed paths, count of new content."""
     known = store.file_stamps()
@@ -152,7 +152,7 @@ def _read_changed(
 
 
 def sync_facts(
-    store: SqliteFactStore, embedder: Embedder | None, files: Sequence[FileRef]
+    store: FactStore, embedder: Embedder | None, files: Sequence[FileRef]
 ) -> FactSyncReport:
     """Bring the facts store in line with ``files`` (the daily notes), incrementally.
 
@@ -185,7 +185,7 @@ def sync_facts(
 
 
 def _backfill_vectors(
-    store: SqliteFactStore, embedder: Embedder | None, only_missing: bool = False
+    store: FactStore, embedder: Embedder | None, only_missing: bool = False
 ) -> int:
     """Embed facts whose text has no vector yet (new, edited, or saved keyword-only)."""
     if embedder is None or (only_missing and store.count_unembedded() == 0):
@@ -200,7 +200,7 @@ def _backfill_vectors(
 
 
 def rebuild_facts(
-    store: SqliteFactStore, embedder: Embedder | None, files: Sequence[FileRef]
+    store: FactStore, embedder: Embedder | None, files: Sequence[FileRef]
 ) -> FactSyncReport:
     """Forget everything the store knows (usage statistics too) and replay ``files``."""
     store.clear()

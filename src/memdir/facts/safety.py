@@ -91,6 +91,23 @@ def detect_secret(text: str) -> str | None:
     return None
 
 
+def redact_secrets(text: str) -> tuple[str, int]:
+    """``text`` with every line that holds a credential replaced by a note naming its kind.
+
+    Returns the redacted text and how many lines were left out. Used where memdir
+    writes text it did not get from a person directly (curation quoting a
+    conversation), so a password said in passing never lands in the notes.
+    """
+    lines = text.split("\n")
+    left_out = 0
+    for index, line in enumerate(lines):
+        kind = detect_secret(line)
+        if kind is not None:
+            lines[index] = f"[line left out: it looked like {kind}]"
+            left_out += 1
+    return "\n".join(lines), left_out
+
+
 def reject_secrets(text: str, what: str = "the fact") -> None:
     """Raise ``SecretRejectedError`` naming the kind of credential, never the value."""
     kind = detect_secret(text)

@@ -36,7 +36,8 @@ from memdir.facts.markers import (
 from memdir.facts.recall import build_fact_query, check_embedder, fuse_ranks, recall
 from memdir.facts.replay import bind_embedder, text_sha
 from memdir.facts.safety import check_fact_text, check_importance, check_reason
-from memdir.store.facts_sqlite import Fact, FactEvent, FactFilter, SqliteFactStore
+from memdir.store.facts_protocol import FactStore
+from memdir.store.facts_sqlite import Fact, FactEvent, FactFilter
 from memdir.workspace import NoteLocation, Workspace
 
 logger = logging.getLogger(__name__)
@@ -70,7 +71,7 @@ def utc_clock() -> datetime:
 
 
 def find_candidates(
-    store: SqliteFactStore, embedder: Embedder | None, text: str, vector: Vectors | None,
+    store: FactStore, embedder: Embedder | None, text: str, vector: Vectors | None,
     now: datetime,
 ) -> list[FactCandidate]:  # fmt: skip
     """The facts valid now most similar to ``text`` (keyword and vector), best first."""
@@ -85,7 +86,7 @@ def find_candidates(
     return [FactCandidate(facts[fid], cosines.get(fid)) for fid in ranked]
 
 
-def _embed_one(store: SqliteFactStore, embedder: Embedder | None, text: str) -> Vectors | None:
+def _embed_one(store: FactStore, embedder: Embedder | None, text: str) -> Vectors | None:
     if embedder is None:
         return None
     check_embedder(store, embedder)
@@ -105,7 +106,7 @@ def _checked_decision(decision: FactDecision, candidates: Sequence[FactCandidate
 
 
 def save_fact(
-    store: SqliteFactStore,
+    store: FactStore,
     embedder: Embedder | None,
     workspace: Workspace,
     text: str,
@@ -163,7 +164,7 @@ def save_fact(
 
 
 def _reinforce(
-    store: SqliteFactStore,
+    store: FactStore,
     workspace: Workspace,
     target: Fact | None,
     importance: int | None,
@@ -188,7 +189,7 @@ def _reinforce(
 
 
 def forget(
-    store: SqliteFactStore,
+    store: FactStore,
     workspace: Workspace,
     *,
     fact_id: str | None = None,
@@ -223,7 +224,7 @@ def forget(
 
 
 def _find_to_forget(
-    store: SqliteFactStore, embedder: Embedder | None, fact_id: str | None, query: str | None,
+    store: FactStore, embedder: Embedder | None, fact_id: str | None, query: str | None,
     now: datetime,
 ) -> Fact:  # fmt: skip
     if fact_id is not None:

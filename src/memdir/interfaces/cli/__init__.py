@@ -13,7 +13,16 @@ from typing import Annotated
 import typer
 
 from memdir import __version__
-from memdir.interfaces.cli import bench, chat, curate, facts, index, server, workspace
+from memdir.interfaces.cli import (
+    bench,
+    chat,
+    curate,
+    facts,
+    index,
+    server,
+    transfer,
+    workspace,
+)
 from memdir.interfaces.cli import config as config_cmds
 from memdir.interfaces.cli._app import AppState, make_app
 
@@ -58,6 +67,7 @@ server.register(app)
 facts.register(app)
 curate.register(app)
 chat.register(app)
+transfer.register(app)
 app.add_typer(config_cmds.app, name="config")
 app.add_typer(bench.app, name="bench")
 

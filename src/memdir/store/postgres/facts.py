@@ -1,0 +1,419 @@
+"""The facts store on PostgreSQL: ``SqliteFactStore``'s API for memdir processes that share facts.
+
+``PostgresFactStore(dsn, schema="memdir", scope="global")`` keeps the facts of
+one scope (``global`` or ``agent:<id>``) in the tables of ``facts_sql.py``,
+inside the index's schema. ``__init__`` stores arguments; ``open()`` /
+``connect()`` / ``with`` connect, create the pgvector extension and the schema
+if needed, and apply pending fact migrations.
+
+Where SQLite takes a write transaction (``BEGIN IMMEDIATE``), this store runs a
+PostgreSQL transaction that first takes advisory locks: a shared lock on the
+facts of the schema, then an exclusive lock on the facts of its scope, so
+writers of one scope queue up and writers of different scopes run side by
+side. Migrations, binding the embedder identity and ``clear`` take the schema's
+facts lock exclusively. Upserts are idempotent (``ON CONFLICT``); deadlocks and
+serialization failures are retried as a whole transaction.
+
+Keyword scores are ``ts_rank_cd(fts, query)`` (>= 0, higher is better, like
+SQLite's ``-bm25()``); vector scores are cosine similarities.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from datetime import datetime
+from types import TracebackType
+from typing import TYPE_CHECKING, Any, TypeVar
+
+import numpy as np
+
+from memdir.errors import IndexMismatchError, InvalidInputError, StoreError
+from memdir.store.base import EmbedderIdentity
+from memdir.store.facts_sqlite import Fact, FactEvent, FactFilter, FactStamp, Vector, to_us
+from memdir.store.postgres import facts_sql as sql
+from memdir.store.postgres import schema as ddl
+from memdir.store.postgres.connect import (
+    Connections,
+    describe_dsn,
+    import_driver,
+    lock_key,
+    lock_schema,
+    run_retrying,
+)
+from memdir.store.postgres.fulltext import parse_expression, websearch_text
+
+if TYPE_CHECKING:
+    import psycopg
+
+T = TypeVar("T")
+Conn = Any  # psycopg.Connection[Any]; kept loose so callbacks type-check without psycopg
+_SCHEMA_NAME = re.compile(r"[a-z_][a-z0-9_]{0,62}")
+_SCOPE = re.compile(r"global|agent:[a-z0-9][a-z0-9_-]{0,63}")
+
+
+class PostgresFactStore:
+    """The facts tables of one PostgreSQL schema, for one ``scope``.
+
+    One connection per store, guarded by a lock, so threads may share a store;
+    processes and hosts coordinate through advisory locks.
+    """
+
+    def __init__(
+        self,
+        dsn: str,
+        *,
+        schema: str = "memdir",
+        scope: str = "global",
+        connect_timeout: float = 10.0,
+    ) -> None:
+        self.dsn = dsn
+        self.schema = schema
+        self.scope = scope
+        self._db = Connections(dsn, schema, 1, connect_timeout)
+
+    @classmethod
+    def open(cls, dsn: str, *, schema: str = "memdir", scope: str = "global") -> PostgresFactStore:
+        store = cls(dsn, schema=schema, scope=scope)
+        store.connect()
+        return store
+
+    @property
+    def location(self) -> str:
+        """Where the facts live, without the password."""
+        return f"{describe_dsn(self.dsn)}#{self.schema}"
+
+    @property
+    def path(self) -> str:
+        """The location, for messages (``SqliteFactStore.path`` is the database file)."""
+        return self.location
+
+    def connect(self) -> None:
+        if self._db.is_open:
+            return
+        if not _SCHEMA_NAME.fullmatch(self.schema):
+            raise InvalidInputError(
+                f"invalid schema name {self.schema!r}; use lower-case letters, digits and _"
+            )
+        if not _SCOPE.fullmatch(self.scope):
+            raise InvalidInputError(
+                f"invalid facts scope {self.scope!r}; use 'global' or 'agent:<agent id>'"
+            )
+        bootstrap = self._db.open_raw()
+        try:
+            with self._translated():
+                extension_schema = ddl.ensure_extension(bootstrap)
+        finally:
+            bootstrap.close()
+        self._db.start(f'"{self.schema}", "{extension_schema}"')
+        try:
+            self._migrate()
+        except BaseException:
+            self.close()
+            raise
+
+    def close(self) -> None:
+        self._db.close()
+
+    def __enter__(self) -> PostgresFactStore:
+        self.connect()
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def _pending(self, conn: Conn) -> list[tuple[str, list[str]]]:
+        done: set[str] = set()
+        if ddl.has_relation(conn, self.schema, "fact_migrations"):
+            done = {str(r[0]) for r in conn.execute("SELECT name FROM fact_migrations")}
+        unknown = done - {name for name, _ in sql.FACT_MIGRATIONS}
+        if unknown:
+            raise StoreError(
+                f"the facts tables in {self.location!r} have migrations this memdir does not "
+                f"know ({sorted(unknown)}); upgrade memdir or run `memdir index rebuild`"
+            )
+        return [(name, stmts) for name, stmts in sql.FACT_MIGRATIONS if name not in done]
+
+    def _migrate(self) -> None:
+        def migrate(conn: Conn) -> None:
+            lock_schema(conn, self.schema)  # serialises with the index's own migrations
+            ddl.ensure_schema(conn, self.schema)
+            conn.execute(
+                "CREATE TABLE IF NOT EXISTS fact_migrations (id serial PRIMARY KEY, "
+                "name text NOT NULL UNIQUE, applied_at timestamptz NOT NULL DEFAULT now())"
+            )
+            for name, statements in self._pending(conn):
+                for statement in statements:
+                    conn.execute(statement)
+                conn.execute("INSERT INTO fact_migrations (name) VALUES (%s)", (name,))
+
+        if self._read(self._pending):
+            self._write(migrate, exclusive=True)
+
+    # -- transactions ------------------------------------------------------------------------
+
+    @contextmanager
+    def _translated(self) -> Iterator[None]:
+        driver = import_driver()
+        try:
+            yield
+        except driver.OperationalError as exc:
+            raise StoreError(
+                f"lost the PostgreSQL connection to {self.location} ({exc}); check that the "
+                "server is up and try again"
+            ) from exc
+        except driver.Error as exc:
+            raise StoreError(f"facts database error in {self.location!r}: {exc}") from exc
+
+    @contextmanager
+    def _connection(self) -> Iterator[psycopg.Connection[Any]]:
+        if not self._db.is_open:
+            raise StoreError(f"the facts store {self.location!r} is not open; call open() first")
+        with self._translated(), self._db.connection() as conn:
+            yield conn
+
+    def _read(self, fn: Callable[[Conn], T]) -> T:
+        with self._connection() as conn:
+            return run_retrying(lambda: fn(conn))
+
+    def _write(self, fn: Callable[[Conn], T], *, exclusive: bool = False) -> T:
+        """Run ``fn`` in one transaction holding the facts locks; retried on deadlock."""
+        schema_key = lock_key("memdir-facts", self.schema)
+
+        def attempt(conn: Conn) -> T:
+            with conn.transaction():
+                if exclusive:
+                    conn.execute("SELECT pg_advisory_xact_lock(%s)", (schema_key,))
+                else:
+                    scope_key = lock_key("memdir-facts", self.schema, self.scope)
+                    conn.execute("SELECT pg_advisory_xact_lock_shared(%s)", (schema_key,))
+                    conn.execute("SELECT pg_advisory_xact_lock(%s)", (scope_key,))
+                return fn(conn)
+
+        with self._connection() as conn:
+            return run_retrying(lambda: attempt(conn))
+
+    def _rows(self, query: str, args: Sequence[object]) -> list[Any]:
+        return self._read(lambda c: c.execute(query, args).fetchall())
+
+    # -- embedder identity -------------------------------------------------------------------
+
+    @property
+    def identity(self) -> EmbedderIdentity | None:
+        meta = {str(k): str(v) for k, v in self._rows("SELECT key, value FROM fact_meta", ())}
+        if "provider" not in meta:
+            return None
+        return EmbedderIdentity(meta["provider"], meta["model"], int(meta["dimensions"]))
+
+    def bind_identity(self, identity: EmbedderIdentity) -> None:
+        """Record the embedder of the fact vectors, or check it matches the recorded one."""
+        recorded = self.identity
+        if recorded is None:
+            rows = [
+                ("provider", identity.provider),
+                ("model", identity.model),
+                ("dimensions", str(identity.dimensions)),
+            ]
+
+            def bind(conn: Conn) -> None:
+                with conn.cursor() as cur:
+                    cur.executemany(
+                        "INSERT INTO fact_meta (key, value) VALUES (%s, %s) "
+                        "ON CONFLICT (key) DO NOTHING",
+                        rows,
+                    )
+
+            self._write(bind, exclusive=True)
+            recorded = self.identity  # another process may have bound first
+        if recorded is not None and recorded != identity:
+            raise IndexMismatchError(
+                f"the facts in {self.location!r} were embedded with {recorded.provider}/"
+                f"{recorded.model} ({recorded.dimensions} dimensions), not {identity.provider}/"
+                f"{identity.model} ({identity.dimensions}); run `memdir index rebuild`"
+            )
+
+    # -- files and events --------------------------------------------------------------------
+
+    def file_stamps(self) -> dict[str, FactStamp]:
+        rows = self._rows(
+            "SELECT path, sha256, size, mtime_ns FROM fact_files WHERE scope = %s", (self.scope,)
+        )
+        return {str(r[0]): FactStamp(str(r[0]), str(r[1]), int(r[2]), int(r[3])) for r in rows}
+
+    def event_paths(self) -> set[str]:
+        """Every file that holds recorded events (stamped by a sync or not)."""
+        query = "SELECT DISTINCT path FROM fact_events WHERE scope = %s"
+        return {str(r[0]) for r in self._rows(query, (self.scope,))}
+
+    def replace_file_events(
+        self, changed: Sequence[tuple[FactStamp, Sequence[FactEvent]]], removed: Sequence[str]
+    ) -> None:
+        """Replace the events (and stamps) of changed files and drop removed files, atomically."""
+        paths = [*removed, *(stamp.path for stamp, _ in changed)]
+
+        def write(conn: Conn) -> None:
+            for table in ("fact_events", "fact_files"):
+                conn.execute(
+                    f"DELETE FROM {table} WHERE scope = %s AND path = ANY(%s)", (self.scope, paths)
+                )
+            with conn.cursor() as cur:
+                stamps = [(self.scope, s.path, s.sha256, s.size, s.mtime_ns) for s, _ in changed]
+                if stamps:
+                    cur.executemany(
+                        "INSERT INTO fact_files VALUES (%s, %s, %s, %s, %s) ON CONFLICT "
+                        "(scope, path) DO UPDATE SET sha256 = excluded.sha256, "
+                        "size = excluded.size, mtime_ns = excluded.mtime_ns",
+                        stamps,
+                    )
+            self._insert_events(conn, [e for _, events in changed for e in events])
+
+        self._write(write)
+
+    def _insert_events(self, conn: Conn, events: Sequence[FactEvent]) -> None:
+        if events:
+            with conn.cursor() as cur:
+                cur.executemany(sql.UPSERT_EVENT, [sql.event_values(self.scope, e) for e in events])
+
+    def all_events(self) -> list[FactEvent]:
+        rows = self._rows(
+            "SELECT path, line, kind, fact_id, at_us, text, category, importance, supersedes, "
+            "reason FROM fact_events WHERE scope = %s",
+            (self.scope,),
+        )
+        return [sql.event_from_row(r) for r in rows]
+
+    # -- facts -------------------------------------------------------------------------------
+
+    def apply(
+        self,
+        events: Sequence[FactEvent] = (),
+        upserts: Sequence[Fact] = (),
+        deletes: Sequence[str] = (),
+        vectors: dict[str, tuple[str, Vector]] | None = None,
+    ) -> None:
+        """In one transaction: record events, upsert facts, delete facts, store vectors.
+
+        Upserts keep a fact's access statistics; ``vectors`` maps fact id to
+        (sha256 of the embedded text, vector).
+        """
+
+        def write(conn: Conn) -> None:
+            self._insert_events(conn, events)
+            with conn.cursor() as cur:
+                if upserts:
+                    cur.executemany(
+                        sql.UPSERT_FACT, [sql.fact_values(self.scope, f) for f in upserts]
+                    )
+                if deletes:
+                    cur.execute(
+                        "DELETE FROM facts WHERE scope = %s AND id = ANY(%s)",
+                        (self.scope, list(deletes)),
+                    )
+                for fid, (sha, vector) in (vectors or {}).items():
+                    data = np.asarray(vector, dtype=np.float32).reshape(-1)
+                    cur.execute(sql.UPSERT_VECTOR, (sha, data, self.scope, fid))
+
+        self._write(write)
+
+    def get_facts(self, ids: Iterable[str]) -> dict[str, Fact]:
+        wanted = list(dict.fromkeys(ids))
+        if not wanted:
+            return {}
+        query = f"SELECT {sql.COLUMNS} FROM facts WHERE scope = %s AND id = ANY(%s)"
+        return {str(r[0]): sql.fact_from_row(r) for r in self._rows(query, (self.scope, wanted))}
+
+    def list_facts(self, filt: FactFilter) -> list[Fact]:
+        """Facts admitted by ``filt``, oldest first."""
+        clause, args = sql.where(self.scope, filt)
+        query = f"SELECT {sql.COLUMNS} FROM facts f WHERE {clause} ORDER BY f.recorded_us, f.id"
+        return [sql.fact_from_row(r) for r in self._rows(query, args)]
+
+    def vector_shas(self) -> dict[str, str]:
+        """Fact id -> sha256 of the text its stored vector was computed from."""
+        query = "SELECT id, text_sha256 FROM fact_vectors WHERE scope = %s"
+        return {str(r[0]): str(r[1]) for r in self._rows(query, (self.scope,))}
+
+    def count_unembedded(self) -> int:
+        """How many facts of this scope have no vector (cheap check before a backfill)."""
+        query = (
+            "SELECT count(*) FROM facts f LEFT JOIN fact_vectors v "
+            "ON v.scope = f.scope AND v.id = f.id WHERE f.scope = %s AND v.id IS NULL"
+        )
+        return int(self._rows(query, (self.scope,))[0][0])
+
+    def record_access(self, ids: Sequence[str], when: datetime) -> None:
+        if not ids:
+            return
+        rows = [(to_us(when), self.scope, fid) for fid in ids]
+
+        def write(conn: Conn) -> None:
+            with conn.cursor() as cur:
+                cur.executemany(
+                    "UPDATE facts SET access_count = access_count + 1, last_access_us = %s "
+                    "WHERE scope = %s AND id = %s",
+                    rows,
+                )
+
+        self._write(write)
+
+    def clear(self) -> None:
+        """Drop every fact, event and file stamp of this scope (before a rebuild).
+
+        The embedder identity goes too once no scope has facts left.
+        """
+
+        def clear(conn: Conn) -> None:
+            for table in ("facts", "fact_events", "fact_files"):  # vectors go by cascade
+                conn.execute(f"DELETE FROM {table} WHERE scope = %s", (self.scope,))
+            if conn.execute("SELECT 1 FROM facts LIMIT 1").fetchone() is None:
+                conn.execute("DELETE FROM fact_meta")
+
+        self._write(clear, exclusive=True)
+
+    # -- search ------------------------------------------------------------------------------
+
+    def keyword_search(self, match: str, filt: FactFilter, limit: int) -> list[tuple[str, float]]:
+        """Full text over admitted facts: (fact id, ``ts_rank_cd`` >= 0), best first.
+
+        ``match`` is the FTS5 expression ``memdir.facts`` builds (quoted terms
+        joined by OR), translated by ``fulltext.websearch_text``.
+        """
+        clauses = parse_expression(match)
+        if not clauses:
+            return []
+        clause, args = sql.where(self.scope, filt)
+        query = (
+            "SELECT f.id, ts_rank_cd(f.fts, q) AS score FROM facts f, "
+            "websearch_to_tsquery('english'::regconfig, %s) AS q "
+            f"WHERE f.fts @@ q AND {clause} ORDER BY score DESC, f.recorded_us, f.id LIMIT %s"
+        )
+        rows = self._rows(query, [websearch_text(clauses), *args, limit])
+        return [(str(fid), max(0.0, float(score))) for fid, score in rows]
+
+    def vector_search(self, query: Vector, filt: FactFilter, limit: int) -> list[tuple[str, float]]:
+        """Cosine over the vectors of admitted facts (an exact scan): (fact id, cosine), best first.
+
+        A zero vector has no direction: its cosine counts as 0, as in SQLite.
+        """
+        vector = np.asarray(query, dtype=np.float32).reshape(-1)
+        clause, args = sql.where(self.scope, filt)
+        statement = (
+            "SELECT f.id, 1 - (v.embedding <=> %s) AS score FROM fact_vectors v "
+            "JOIN facts f ON f.scope = v.scope AND f.id = v.id "
+            f"WHERE {clause} ORDER BY v.embedding <=> %s, f.recorded_us, f.id"
+        )
+        rows = self._rows(statement, [vector, *args, vector])
+        scored = [(str(fid), _finite(score)) for fid, score in rows]
+        return sorted(scored, key=lambda hit: -hit[1])[:limit]
+
+
+def _finite(score: object) -> float:
+    value = float(score)  # type: ignore[arg-type]
+    return 0.0 if math.isnan(value) else value

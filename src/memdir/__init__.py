@@ -1,11 +1,11 @@
 """memdir: persistent, searchable, self-curating memory for AI agents, kept as Markdown.
 
-    from memdir import Memory
+from memdir import Memory
 
-    with Memory.open() as memory:          # $MEMDIR_HOME or ~/.memdir
-        memory.sync()
-        for hit in memory.search("what did we decide about the database?"):
-            print(hit.citation, hit.text)
+with Memory.open() as memory:          # $MEMDIR_HOME or ~/.memdir
+    memory.sync()
+    for hit in memory.search("what did we decide about the database?"):
+        print(hit.citation, hit.text)
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from memdir.errors import MemdirError
 if TYPE_CHECKING:
     from memdir.memory import Memory
 
-__all__ = ["Memory", "MemdirError", "__version__"]
+__all__ = ["MemdirError", "Memory", "__version__"]
 
 
 def __getattr__(name: str) -> Any:

@@ -66,7 +66,7 @@ def test_bad_env_names_the_variable(home: Path, monkeypatch: pytest.MonkeyPatch)
 
 @pytest.mark.parametrize("pair", ["nodot=1", "search.max_results", "=3", ".x=1"])
 def test_bad_override_syntax(pair: str) -> None:
-    with pytest.raises(ConfigError, match="SECTION.KEY=VALUE"):
+    with pytest.raises(ConfigError, match=r"SECTION\.KEY=VALUE"):
         parse_overrides([pair])
 
 

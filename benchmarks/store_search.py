@@ -243,6 +243,44 @@ def report_search(store: SqliteStore, embedder: Embedder, queries: list[str], la
     for name, fn in timings.items():
         p50, p95 = _percentiles(fn, 2 * len(queries))
         print(f"[real] {label}: {name}: p50 {p50:.1f} ms, p95 {p95:.1f} ms" + _cpu_note())
+    report_keyword_exactness(store, queries, options.max_terms, options.candidates, label)
+
+
+def _exact_keyword(
+    store: SqliteStore, expression: str, kind: str, limit: int
+) -> list[tuple[int, float]]:
+    """The unpruned ranking: bm25() of every matching row (what keyword_search must equal)."""
+    sql = (
+        "SELECT u.id, -bm25(units_fts) FROM units_fts JOIN units u ON u.id = units_fts.rowid "
+        "WHERE units_fts MATCH ? AND u.kind = ? AND u.source IN (?, ?) "
+        "ORDER BY bm25(units_fts) LIMIT ?"
+    )
+    conn = store._conn().conn  # benchmark only: the unpruned query for comparison
+    return conn.execute(sql, (expression, kind, *SOURCES, limit)).fetchall()
+
+
+def report_keyword_exactness(
+    store: SqliteStore, queries: list[str], max_terms: int, limit: int, label: str
+) -> None:
+    """keyword_search (pruned) against the unpruned query: time, overlap@10, equal scores."""
+    exact_ms, overlap, equal = [], [], []
+    for query in queries:
+        expression = build_match_expression(query, max_terms) or '""'
+        for kind in ("block", "chunk"):
+            started = time.thread_time()
+            want = _exact_keyword(store, expression, kind, limit)
+            exact_ms.append((time.thread_time() - started) * 1000)
+            got = store.keyword_search(expression, list(SOURCES), kind, limit)  # type: ignore[arg-type]
+            top = {uid for uid, _ in want[:10]}
+            overlap.append(len(top & {h.unit_id for h in got[:10]}) / max(1, len(top)))
+            scores = [round(h.score, 6) for h in got]
+            equal.append(scores == [round(max(0.0, s), 6) for _, s in want])
+    print(
+        f"[real] {label}: unpruned keyword_search (one kind) CPU p50 "
+        f"{np.percentile(exact_ms, 50):.1f} ms, p95 {np.percentile(exact_ms, 95):.1f} ms; "
+        f"pruned overlap@10 (by id; ties may swap) mean {np.mean(overlap):.3f}, "
+        f"identical score lists {np.mean(equal):.3f}"
+    )
 
 
 def report_recall(

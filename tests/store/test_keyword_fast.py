@@ -1,0 +1,159 @@
+"""The pruned keyword search returns the same top-k as ranking every matching row."""
+
+from __future__ import annotations
+
+import random
+import sqlite3
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from memdir.store import FileStamp, FileWrite, SqliteStore, Unit, fts
+from memdir.store.fts import split_phrases, term_bound
+
+COMMON = ["alpha", "beta", "gamma", "delta"]
+RARE = ["kiwi", "lime", "fig"]
+FILLER = [f"w{n}" for n in range(300)]
+
+
+def _texts(count: int, seed: int = 3) -> list[str]:
+    rng = random.Random(seed)
+    out = []
+    for _ in range(count):
+        words = rng.sample(FILLER, rng.randint(2, 12))
+        words += [w for w in COMMON if rng.random() < 0.35]
+        words += [w for w in RARE if rng.random() < 0.01]
+        rng.shuffle(words)
+        out.append(" ".join(words))
+    return out
+
+
+@pytest.fixture(scope="module")
+def store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SqliteStore]:
+    path = tmp_path_factory.mktemp("kw") / "index.db"
+    texts = _texts(12_000)
+    opened = SqliteStore.open(path)
+    writes = []
+    for n in range(0, len(texts), 20):
+        source = "global" if n % 60 else "agent:a"
+        units = [
+            Unit(source, f"f{n}.md", "chunk" if i % 4 == 0 else "block", i + 1, i + 1, text)
+            for i, text in enumerate(texts[n : n + 20])
+        ]
+        writes.append(FileWrite(FileStamp(source, f"f{n}.md", str(n), 1, 1), units, None))
+    opened.write_files(writes)
+    yield opened
+    opened.close()
+
+
+def _exact(
+    store: SqliteStore, expression: str, sources: list[str], kind: str, limit: int
+) -> list[float]:
+    conn = sqlite3.connect(store.path)
+    marks = ", ".join("?" * len(sources))
+    rows = conn.execute(
+        "SELECT -bm25(units_fts) FROM units_fts JOIN units u ON u.id = units_fts.rowid "
+        f"WHERE units_fts MATCH ? AND u.kind = ? AND u.source IN ({marks}) "
+        "ORDER BY bm25(units_fts) LIMIT ?",
+        (expression, kind, *sources, limit),
+    ).fetchall()
+    conn.close()
+    return [float(r[0]) for r in rows]
+
+
+EXPRESSIONS = [
+    '"alpha" OR "beta"',
+    '"alpha" OR "beta" OR "gamma" OR "delta"',
+    '"kiwi" OR "alpha" OR "gamma"',
+    '"kiwi" OR "lime" OR "fig" OR "beta"',
+    '"gamma" OR "w7" OR "w8" OR "delta"',
+]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("expression", EXPRESSIONS)
+@pytest.mark.parametrize(
+    ("kind", "sources"), [("block", ["global", "agent:a"]), ("chunk", ["global"])]
+)
+def test_top_k_scores_equal_the_full_ranking(
+    store: SqliteStore, expression: str, kind: str, sources: list[str]
+) -> None:
+    for limit in (1, 10, 40):
+        got = store.keyword_search(expression, sources, kind, limit)  # type: ignore[arg-type]
+        want = _exact(store, expression, sources, kind, limit)
+        assert [round(h.score, 9) for h in got] == [round(s, 9) for s in want]
+
+
+@pytest.mark.slow
+def test_pruned_path_runs_and_skips_the_full_query(
+    store: SqliteStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    expressions: list[str] = []
+    answers: list[object] = []
+    real = fts.top_units
+
+    def spy(query: fts.Query, *args: object, **kwargs: object) -> object:
+        def recording(match: str, count: int) -> list[tuple[int, float]]:
+            expressions.append(match)
+            return query(match, count)
+
+        answers.append(real(recording, *args, **kwargs))  # type: ignore[arg-type]
+        return answers[-1]
+
+    monkeypatch.setattr("memdir.store.sqlite.top_units", spy)
+    expression = '"alpha" OR "beta" OR "gamma" OR "delta"'
+    hits = store.keyword_search(expression, ["global", "agent:a"], "block", 10)
+    assert len(hits) == 10
+    assert answers, "the pruned search did not run"
+    assert answers[0] is not None, "the pruned search did not prove its answer"
+    assert all(" AND " in e for e in expressions)  # every region narrows the match
+
+
+def test_writes_refresh_the_cached_frequencies(tmp_path: Path) -> None:
+    with SqliteStore.open(tmp_path / "i.db") as store:
+        texts = [f"common word{n} " + ("rare" if n == 5 else "") for n in range(4_500)]
+        units = [Unit("global", "a.md", "block", i + 1, i + 1, t) for i, t in enumerate(texts)]
+        store.write_files([FileWrite(FileStamp("global", "a.md", "1", 1, 1), units, None)])
+        expression = '"rare" OR "common"'
+        first = store.keyword_search(expression, ["global"], "block", 3)
+        assert first[0].score > first[1].score
+        more = [Unit("global", "b.md", "block", 1, 1, "rare rare rare")]
+        store.write_files([FileWrite(FileStamp("global", "b.md", "2", 1, 1), more, None)])
+        second = store.keyword_search(expression, ["global"], "block", 3)
+        assert [round(h.score, 9) for h in second] == [
+            round(s, 9) for s in _exact(store, expression, ["global"], "block", 3)
+        ]
+        assert second[0].unit_id != first[0].unit_id
+
+
+@pytest.mark.parametrize(
+    ("expression", "phrases"),
+    [
+        ('"a" OR "b"', ['"a"', '"b"']),
+        ('"say ""hi""" OR "b" OR "a" OR "b"', ['"say ""hi"""', '"b"', '"a"']),
+        ('"a"', ['"a"']),
+        ('"a" "b"', None),
+        ('"a" AND "b"', None),
+        ("plain OR words", None),
+        ('"a" OR b', None),
+        ('text:"a" OR "b"', None),
+    ],
+)
+def test_split_phrases_accepts_only_or_of_quoted_terms(
+    expression: str, phrases: list[str] | None
+) -> None:
+    assert split_phrases(expression) == phrases
+
+
+def test_term_bound_is_positive_and_falls_with_frequency() -> None:
+    assert term_bound(10, 1_000) > term_bound(100, 1_000) > 0
+    assert term_bound(900, 1_000) == pytest.approx(2.2e-6)  # FTS5 clamps idf at 1e-6
+
+
+def test_other_expressions_keep_working(store: SqliteStore) -> None:
+    both = ["global", "agent:a"]
+    assert store.keyword_search('"kiwi" "alpha"', both, "block", 5) == [
+        h for h in store.keyword_search('"kiwi" AND "alpha"', both, "block", 5)
+    ]
+    assert store.keyword_search("alpha", both, "block", 3)

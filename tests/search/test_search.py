@@ -8,8 +8,14 @@ import pytest
 from memdir.embeddings.base import HashEmbedder
 from memdir.errors import InvalidInputError
 from memdir.search import SearchOptions, search
+from memdir.search.neighbours import Adjacency, adjacency_of, is_adjacent
 from memdir.search.results import SearchResults
-from memdir.search.snippets import neighbour_relevance, score_blocks
+from memdir.search.snippets import (
+    BEFORE_RATIO,
+    merge_spans,
+    neighbour_relevance,
+    score_blocks,
+)
 from memdir.store import SqliteStore, Unit
 
 Index = Callable[..., SqliteStore]
@@ -47,8 +53,18 @@ def test_breakdown_names_every_signal(notes_store: SqliteStore, embedder: HashEm
 def test_keyword_only_without_embedder(make_index: Index, notes: dict[str, str]) -> None:
     store = make_index(notes, with_vectors=False)
     results = run(store, None, "ramen")
-    assert [h.citation for h in results] == ["memory/2024-03-05.md:4-4"]
+    assert results[0].citation == "memory/2024-03-05.md:4-4"
     assert "vector" not in results[0].breakdown
+    # the block before it is only a neighbour: a weaker hit of its own, never a wider first hit
+    assert [h.citation for h in results[1:]] == ["memory/2024-03-05.md:3-3"]
+    assert results[1].breakdown["fused"] == 0.0
+    assert results[1].score < results[0].score
+
+
+def test_no_neighbours_when_share_is_zero(make_index: Index, notes: dict[str, str]) -> None:
+    store = make_index(notes, with_vectors=False)
+    results = run(store, None, "ramen", neighbour_share=0.0)
+    assert [h.citation for h in results] == ["memory/2024-03-05.md:4-4"]
 
 
 def test_no_line_returned_twice(notes_store: SqliteStore, embedder: HashEmbedder) -> None:
@@ -66,7 +82,9 @@ def test_adjacent_relevant_blocks_merge(make_index: Index, embedder: HashEmbedde
         {"memory/2024-01-01.md": "- zebra stripes\n- zebra herd\n\nunrelated words\n"}
     )
     results = run(store, embedder, "zebra")
-    assert [(h.start_line, h.end_line) for h in results] == [(1, 2)]
+    assert (results[0].start_line, results[0].end_line) == (1, 2)
+    # the paragraph after them only comes as a weaker neighbour hit of its own
+    assert all(h.breakdown["fused"] == 0.0 for h in results[1:])
     assert results[0].text == "- zebra stripes\n- zebra herd"
 
 
@@ -162,10 +180,27 @@ def unit(uid: int, start: int, end: int, kind: str = "block") -> Unit:
     return Unit("global", "memory/x.md", kind, start, end, text, id=uid)  # type: ignore[arg-type]
 
 
-def test_neighbour_relevance_reaches_only_close_blocks() -> None:
-    units = {1: unit(1, 1, 1), 2: unit(2, 2, 3), 3: unit(3, 9, 9)}
-    near = neighbour_relevance({1: 0.9, 2: 0.2, 3: 0.5}, units)
-    assert near == {1: 0.2, 2: 0.9, 3: 0.0}
+def test_neighbour_relevance_favours_the_block_after() -> None:
+    adjacency = {2: Adjacency(before=1, after=3), 5: Adjacency(before=None, after=None)}
+    near = neighbour_relevance({2: 0.8, 5: 0.9}, adjacency)
+    assert near == {3: pytest.approx(0.8), 1: pytest.approx(0.8 * BEFORE_RATIO)}
+
+
+def test_adjacency_needs_same_file_and_close_lines() -> None:
+    units = {1: unit(1, 1, 1), 2: unit(2, 2, 3), 3: unit(3, 9, 9), 4: unit(4, 10, 12, "chunk")}
+    assert adjacency_of(2, units) == Adjacency(before=1, after=None)  # 3 is 6 lines away
+    assert adjacency_of(3, units) == Adjacency(before=None, after=None)  # 4 is a chunk
+    other = Unit("global", "memory/y.md", "block", 4, 4, "line 4", id=4)
+    assert not is_adjacent(units[2], other)
+
+
+def test_neighbour_only_block_stays_a_separate_hit() -> None:
+    units = {1: unit(1, 1, 1), 2: unit(2, 2, 2)}
+    adjacency = {1: Adjacency(before=None, after=2)}
+    scored = score_blocks({1: 1.0}, {}, units, 0.3, 0.1, adjacency)
+    hits = merge_spans(sorted(scored, key=lambda c: -c.relevance), 5)
+    assert [(h.start_line, h.end_line) for h in hits] == [(1, 1), (2, 2)]
+    assert hits[1].relevance == pytest.approx(0.1)
 
 
 def test_blocks_inherit_from_containing_chunk_only() -> None:

@@ -27,6 +27,7 @@ from memdir.search.fusion import (
     normalise_cosine,
 )
 from memdir.search.mmr import select_diverse
+from memdir.search.neighbours import find_neighbours
 from memdir.search.query import build_match_expression
 from memdir.search.recency import recency_multiplier
 from memdir.search.results import SearchHit, SearchOptions, SearchResults
@@ -73,8 +74,9 @@ def search(
         block_scores, block_parts = fuse_signals(blocks, options)
     chunk_scores, _ = fuse_signals(chunks, options)
     units = store.get_units(set(block_scores) | set(chunk_scores))
+    adjacency = find_neighbours(store, units, block_scores) if options.neighbour_share > 0.0 else {}
     candidates = score_blocks(
-        block_scores, chunk_scores, units, options.chunk_share, options.neighbour_share
+        block_scores, chunk_scores, units, options.chunk_share, options.neighbour_share, adjacency
     )
     apply_recency(candidates, block_parts, options, now or datetime.now(UTC))
     ranked = sorted(
@@ -83,7 +85,7 @@ def search(
     )
     if options.mmr_lambda is not None:
         ranked = diversify(store, ranked, options.mmr_lambda, options.max_results * 3)
-    hits = tuple(to_hit(c) for c in merge_spans(ranked, options.max_results))
+    hits = tuple(to_hit(c) for c in merge_spans(ranked, options.max_results, options.absorb_ratio))
     notice = "" if hits else explain_empty(store, sources, query, options, bool(candidates))
     return SearchResults(hits=hits, notice=notice)
 

@@ -22,8 +22,12 @@ class SearchOptions:
     (0 turns it off); ``mmr_lambda`` turns on MMR diversity when set. ``feedback``
     is the Rocchio weight of pseudo-relevance feedback: the query vector moves
     towards the mean of its three best blocks for a second block vector search
-    (0 turns it off). ``neighbour_share`` lets a block inherit from the best
-    candidate block next to it. ``candidates`` is the length of each store list.
+    (0 turns it off). ``neighbour_share`` adds to a block this share of the relevance
+    of the candidate block right before it (half of it from the one right after); such
+    neighbours join the candidates, and one with no relevance of its own becomes a hit of
+    its own rather than widening the hit beside it (0 turns it off). A touching block at
+    least ``absorb_ratio`` as relevant as a hit is folded into it. ``candidates`` is the
+    length of each store list.
     """
 
     max_results: int = 6
@@ -33,7 +37,8 @@ class SearchOptions:
     vector_weight: float = 0.7
     text_weight: float = 0.3
     chunk_share: float = 0.3
-    neighbour_share: float = 0.0
+    neighbour_share: float = 0.1
+    absorb_ratio: float = 0.3
     recency_half_life_days: float = 30.0
     recency_max_boost: float = 0.1
     mmr_lambda: float | None = None
@@ -50,16 +55,13 @@ class SearchOptions:
             ("vector_weight", self.vector_weight, self.vector_weight >= 0.0),
             ("text_weight", self.text_weight, self.text_weight >= 0.0),
             ("chunk_share", self.chunk_share, 0.0 <= self.chunk_share <= 1.0),
-            (
-                "neighbour_share",
-                self.neighbour_share,
-                0.0 <= self.neighbour_share <= 1.0 - self.chunk_share,
-            ),
+            ("neighbour_share", self.neighbour_share, 0.0 <= self.neighbour_share <= 1.0),
             (
                 "recency_half_life_days",
                 self.recency_half_life_days,
                 self.recency_half_life_days > 0.0,
             ),
+            ("absorb_ratio", self.absorb_ratio, 0.0 <= self.absorb_ratio <= 1.0),
             ("recency_max_boost", self.recency_max_boost, 0.0 <= self.recency_max_boost <= 1.0),
             (
                 "mmr_lambda",

@@ -17,11 +17,15 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
+from memdir.search.neighbours import Adjacency
 from memdir.store.base import Unit
 
 ABSORB_RATIO = 0.3
 """A touching block joins a better hit when at least this share of its relevance (which
 includes what both inherit from their chunk: a relevant passage keeps its context)."""
+
+BEFORE_RATIO = 0.5
+"""The block before a candidate inherits this share of what the block after it does."""
 
 
 @dataclass
@@ -63,8 +67,13 @@ def score_blocks(
     units: Mapping[int, Unit],
     chunk_share: float,
     neighbour_share: float = 0.0,
+    adjacency: Mapping[int, Adjacency] | None = None,
 ) -> list[Candidate]:
-    """Blocks with inherited chunk and neighbour relevance, plus uncovered relevant chunks."""
+    """Blocks with inherited chunk and neighbour relevance, plus uncovered relevant chunks.
+
+    ``adjacency`` (from ``find_neighbours``) names the blocks next to the candidates;
+    a neighbour that is no candidate itself joins with no relevance of its own.
+    """
     spans: dict[tuple[str, str], list[tuple[Unit, float]]] = defaultdict(list)
     for unit_id, score in chunks.items():
         unit = units.get(unit_id)
@@ -72,22 +81,19 @@ def score_blocks(
             spans[(unit.source, unit.path)].append((unit, score))
     covered: set[int] = set()
     out: list[Candidate] = []
-    near = neighbour_relevance(blocks, units)
-    for unit_id, own in blocks.items():
+    near = neighbour_relevance(blocks, adjacency or {}) if neighbour_share > 0.0 else {}
+    for unit_id in dict.fromkeys([*blocks, *near]):
         unit = units.get(unit_id)
         if unit is None:
             continue
+        own = blocks.get(unit_id, 0.0)
         inherited = 0.0
         for chunk, score in spans.get((unit.source, unit.path), ()):
             if chunk.start_line <= unit.start_line and unit.end_line <= chunk.end_line:
                 covered.add(chunk.id)
                 inherited = max(inherited, score)
         beside = near.get(unit_id, 0.0)
-        relevance = (
-            (1.0 - chunk_share - neighbour_share) * own
-            + chunk_share * inherited
-            + neighbour_share * beside
-        )
+        relevance = (1.0 - chunk_share) * own + chunk_share * inherited + neighbour_share * beside
         out.append(
             Candidate(unit, relevance, {"fused": own, "chunk": inherited, "neighbour": beside})
         )
@@ -100,62 +106,58 @@ def score_blocks(
 
 
 def neighbour_relevance(
-    blocks: Mapping[int, float], units: Mapping[int, Unit], gap: int = 2
+    blocks: Mapping[int, float], adjacency: Mapping[int, Adjacency]
 ) -> dict[int, float]:
-    """For each block, the best relevance of a candidate block at most ``gap`` lines away."""
-    by_file: dict[tuple[str, str], list[tuple[int, int, int, float]]] = defaultdict(list)
-    for unit_id, score in blocks.items():
-        unit = units.get(unit_id)
-        if unit is not None:
-            by_file[(unit.source, unit.path)].append(
-                (unit.start_line, unit.end_line, unit_id, score)
-            )
+    """For each block next to a candidate, what it inherits from its neighbours.
+
+    The block after a candidate inherits its full relevance (an answer follows its
+    question); the block before inherits ``BEFORE_RATIO`` of it.
+    """
     out: dict[int, float] = {}
-    for spans in by_file.values():
-        spans.sort()
-        for i, (start, end, unit_id, _) in enumerate(spans):
-            best = 0.0
-            if i > 0 and start - spans[i - 1][1] <= gap:
-                best = spans[i - 1][3]
-            if i + 1 < len(spans) and spans[i + 1][0] - end <= gap:
-                best = max(best, spans[i + 1][3])
-            out[unit_id] = best
+    for unit_id, around in adjacency.items():
+        score = blocks.get(unit_id, 0.0)
+        if around.after is not None:
+            out[around.after] = max(out.get(around.after, 0.0), score)
+        if around.before is not None:
+            out[around.before] = max(out.get(around.before, 0.0), BEFORE_RATIO * score)
     return out
 
 
-def merge_spans(ranked: Iterable[Candidate], limit: int) -> list[Candidate]:
+def merge_spans(
+    ranked: Iterable[Candidate], limit: int, absorb_ratio: float = ABSORB_RATIO
+) -> list[Candidate]:
     """Keep up to ``limit`` hits in rank order, folding overlapping/adjacent spans together.
 
-    A weaker block touching a kept hit is folded in when it is at least
-    ``ABSORB_RATIO`` as relevant, else dropped; either way no line is returned twice.
+    A weaker block touching a kept hit is folded in when it is at least ``absorb_ratio``
+    as relevant, else dropped. A block that is only a neighbour (no relevance of its
+    own) never widens a hit: it becomes a hit of its own further down, so the best hits
+    stay narrow. Either way no line is returned twice.
     """
     kept: list[Candidate] = []
     for candidate in ranked:
         target = next((k for k in kept if _touches(k, candidate)), None)
+        alone = is_neighbour_only(candidate)
         if target is not None:
             # a wide chunk next to a narrow hit would only widen it: its relevance
             # already reached the blocks it contains
-            if candidate.unit.kind == "block" and (
-                candidate.relevance >= ABSORB_RATIO * target.relevance
+            if (
+                candidate.unit.kind == "block"
+                and not alone
+                and (candidate.relevance >= absorb_ratio * target.relevance)
             ):
                 _absorb(target, candidate)
-            continue
+                continue
+            if not alone or any(_overlaps(k, candidate) for k in kept):
+                continue
         if len(kept) >= limit:
             break
         kept.append(candidate)
-    return _coalesce(kept)
+    return kept
 
 
-def _coalesce(kept: list[Candidate]) -> list[Candidate]:
-    """Fold hits that came to touch after absorbing neighbours (rank order kept)."""
-    out: list[Candidate] = []
-    for candidate in kept:
-        target = next((k for k in out if _touches(k, candidate)), None)
-        if target is None:
-            out.append(candidate)
-        else:
-            _absorb(target, candidate)
-    return out
+def is_neighbour_only(candidate: Candidate) -> bool:
+    """A block that is a candidate only because it sits next to one."""
+    return candidate.unit.kind == "block" and candidate.breakdown.get("fused", 1.0) == 0.0
 
 
 def _touches(a: Candidate, b: Candidate) -> bool:
@@ -171,3 +173,7 @@ def _absorb(target: Candidate, other: Candidate) -> None:
         target.lines.setdefault(number, line)
     target.start_line = min(target.start_line, other.start_line)
     target.end_line = max(target.end_line, other.end_line)
+
+
+def _overlaps(a: Candidate, b: Candidate) -> bool:
+    return a.file_key == b.file_key and b.start_line <= a.end_line and a.start_line <= b.end_line

@@ -215,7 +215,10 @@ def explain_empty(
     """Say why nothing came back, and what to do next."""
     files = store.count_files(sources)
     if files == 0:
-        return "no memory files indexed yet; run `memdir index sync`"
+        return (
+            "no memory files indexed yet: write daily notes (memory/YYYY-MM-DD.md), MEMORY.md "
+            "or save facts; files written outside memdir appear after `memdir index sync`"
+        )
     shown = query if len(query) <= 60 else query[:57] + "..."
     if had_candidates and options.min_score > 0.0:
         return (

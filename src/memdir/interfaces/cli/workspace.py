@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
-from memdir.interfaces.cli._app import console, make_app, print_json, state
+from memdir.interfaces.cli._app import JsonOption, console, make_app, print_json, state
 
 files_app = make_app("List, read, write and edit workspace Markdown files.")
 
@@ -43,7 +43,7 @@ def prompt(ctx: typer.Context) -> None:
 
 def context(
     ctx: typer.Context,
-    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    as_json: JsonOption = False,
 ) -> None:
     """Show what the system prompt carries: per-file status, raw and injected size."""
     with state(ctx).open_memory() as memory:
@@ -62,9 +62,10 @@ def context(
     per_file = max(report.budget.per_file_chars, 1)
     table = Table("file", "status", "raw chars", "injected chars", "injected tokens", "of budget")
     for entry in report.files:
-        bar = "#" * round(min(entry.injected_chars / per_file, 1.0) * 20)
+        share = min(entry.injected_chars / per_file, 1.0)
+        bar = f"{share:4.0%} " + "#" * round(share * 10)
         row = (entry.raw_chars, entry.injected_chars, entry.injected_tokens)
-        table.add_row(entry.name, str(entry.status), *map(str, row), f"{bar:<20}|")
+        table.add_row(entry.name, str(entry.status), *map(str, row), bar)
     table.add_row("total", "", str(report.raw_chars), str(report.injected_chars),
                   str(report.injected_tokens), "")  # fmt: skip
     console.print(table)
@@ -86,7 +87,7 @@ def get(
 def files_list(
     ctx: typer.Context,
     prefix: Annotated[str, typer.Argument(help="Only paths starting with this.")] = "",
-    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    as_json: JsonOption = False,
 ) -> None:
     """List the workspace's Markdown files."""
     with state(ctx).open_memory() as memory:

@@ -88,6 +88,5 @@ class StructuredOutputError(ChatModelError):
 def missing_dependency(package: str, extra: str) -> DependencyError:
     """Build the error for a missing optional package, naming the pip command."""
     return DependencyError(
-        f"the optional package {package!r} is not installed; "
-        f"run: pip install 'memdir[{extra}]'"
+        f"the optional package {package!r} is not installed; run: pip install 'memdir[{extra}]'"
     )

@@ -74,6 +74,7 @@ from memdir.workspace import (
     NoteLocation,
     Workspace,
     discover_memory_files,
+    sweep_stale_temp_files,
     validate_agent_id,
 )
 
@@ -372,6 +373,8 @@ class Memory:
         return self._rebuild_once(progress, delete=True)
 
     def _rebuild_once(self, progress: ProgressCallback | None, delete: bool) -> SyncReport:
+        for root in (self.workspace.global_root, self.home / "agents"):
+            sweep_stale_temp_files(root)  # left by writers killed mid-write
         files, sources = self._source_files(all_agents=True)
         with self._lock:
             self.close()

@@ -42,7 +42,8 @@ import pydantic
 from memdir.curate.gate import cooldown_left, extraction_lock_path, record_run, try_lock
 from memdir.curate.guard import DEFAULT_MIN_KEPT, Clock, FileUpdate, local_now, replace_guarded
 from memdir.curate.heuristics import SaveFact, heuristic_extract, summarise_extractively
-from memdir.errors import ChatModelError, MemdirError, NotFoundError
+from memdir.errors import ChatModelError, MemdirError, NotFoundError, SecretRejectedError
+from memdir.facts.safety import redact_secrets
 from memdir.llm import ChatModel, Message, complete_structured
 from memdir.workspace import NoteLocation, Workspace
 
@@ -323,8 +324,10 @@ def _save_facts(
         try:  # per-fact boundary: one bad fact (say, a secret) does not stop the others
             save_fact(fact.text, fact.category, fact.importance)
         except MemdirError as exc:
-            problems.append(f"fact {fact.text[:80]!r} was not saved: {exc}")
-            logger.warning("extraction could not save fact %r: %s", fact.text[:80], exc)
+            # never repeat a credential in the result or the log: name the fact only otherwise
+            what = "a fact" if isinstance(exc, SecretRejectedError) else f"fact {fact.text[:80]!r}"
+            problems.append(f"{what} was not saved: {exc}")
+            logger.warning("extraction could not save %s: %s", what, exc)
         else:
             saved += 1
     return saved, []
@@ -342,6 +345,7 @@ def _append_entry(
 ) -> NoteLocation | None:
     if not text.strip():
         return None
+    text = _without_secrets(text, "the daily entry", problems)
     now = clock()
     try:
         return workspace.append_daily(f"### Conversation notes {now:%H:%M}\n{text}", now.date())
@@ -361,6 +365,7 @@ def _guarded(
 ) -> FileUpdate | None:
     if text is None or not text.strip():
         return None
+    text = _without_secrets(text, name, problems)
     try:
         update = replace_guarded(workspace.root, name, text, min_kept=policy.min_kept, clock=clock)
     except MemdirError as exc:
@@ -370,3 +375,12 @@ def _guarded(
     if update.refusal:
         problems.append(update.refusal)
     return update
+
+
+def _without_secrets(text: str, what: str, problems: list[str]) -> str:
+    """``text`` with credential-bearing lines left out (and a problem saying so)."""
+    redacted, left_out = redact_secrets(text)
+    if left_out:
+        problems.append(f"{left_out} line(s) of {what} looked like credentials and were left out")
+        logger.warning("left %d credential-like line(s) out of %s", left_out, what)
+    return redacted

@@ -23,6 +23,7 @@ import pydantic
 
 from memdir.curate.guard import Clock, local_now
 from memdir.errors import ChatModelError, InvalidInputError
+from memdir.facts.safety import redact_secrets
 from memdir.llm import ChatModel, Message, complete_structured
 from memdir.workspace import MEMORY_DIR, Workspace
 from memdir.workspace.atomic import create_exclusive
@@ -136,7 +137,9 @@ def end_session(
     slug = slug_from_model(model, chosen) if model is not None else None
     method = "model" if slug else "time"
     slug = slug or f"{when:%H%M}"
-    text = render_session_note(chosen, when, slug, session_id)
+    text, left_out = redact_secrets(render_session_note(chosen, when, slug, session_id))
+    if left_out:
+        logger.warning("session end: left %d credential-like line(s) out of the note", left_out)
     path = _create_note(workspace, f"{when:%Y-%m-%d}", slug, text)
     logger.info("session end: wrote %s (%d messages)", path, len(chosen))
     return SessionNote(path, slug, method, len(chosen))

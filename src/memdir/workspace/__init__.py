@@ -7,7 +7,12 @@ The layer imports nothing of memdir but ``memdir.errors``. Its entry point is
 
 from __future__ import annotations
 
-from memdir.workspace.atomic import MAX_FILE_BYTES, read_markdown, write_atomic
+from memdir.workspace.atomic import (
+    MAX_FILE_BYTES,
+    read_markdown,
+    sweep_stale_temp_files,
+    write_atomic,
+)
 from memdir.workspace.bootstrap import FALLBACK_FILES, PROMPT_FILES, BootstrapFile, Origin
 from memdir.workspace.daily import DAILY_NOTE_NAME, MEMORY_DIR, NoteLocation, daily_note_name
 from memdir.workspace.discovery import MemoryFile, discover_memory_files, list_markdown
@@ -43,6 +48,7 @@ __all__ = [
     "read_markdown",
     "resolve_inside",
     "split_lines",
+    "sweep_stale_temp_files",
     "validate_agent_id",
     "validate_prefix",
     "validate_relative_path",

@@ -12,8 +12,10 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import re
 import secrets
 import stat
+import time
 from pathlib import Path
 
 from memdir.errors import InvalidInputError
@@ -24,6 +26,9 @@ MAX_FILE_BYTES = 2 * 1024 * 1024
 """Largest Markdown file the workspace writes (2 MB); bigger content is refused."""
 
 _NEW_FILE_MODE = 0o666  # the process umask narrows it, as for any new file
+_TEMP_NAME = re.compile(r"\..+\.[0-9a-f]{12}\.tmp")
+STALE_TEMP_SECONDS = 3600
+"""A temp file this old belongs to a writer that died (a write takes milliseconds)."""
 
 
 def check_size(text: str, what: str) -> bytes:
@@ -146,3 +151,28 @@ def read_markdown(path: Path, *, strict: bool = True) -> str:
             f"{path.name!r} is not valid UTF-8 text ({exc.reason} at byte {exc.start}); "
             "convert it to UTF-8 before reading or editing it with memdir"
         ) from exc
+
+
+def sweep_stale_temp_files(root: Path, min_age_s: float = STALE_TEMP_SECONDS) -> list[Path]:
+    """Delete temp files that killed writers left under ``root``; return what was removed.
+
+    Only names of the form ``.<name>.<12 hex>.tmp`` (made by ``_write_temp``) older
+    than ``min_age_s`` are touched, so a write in progress is never disturbed.
+    They are hidden and never indexed; sweeping only reclaims their space.
+    """
+    removed: list[Path] = []
+    if not root.is_dir():
+        return removed
+    cutoff = time.time() - min_age_s
+    for folder, _dirs, names in os.walk(root):
+        for name in names:
+            path = Path(folder) / name
+            if not _TEMP_NAME.fullmatch(name):
+                continue
+            with contextlib.suppress(FileNotFoundError):
+                if path.lstat().st_mtime < cutoff and stat.S_ISREG(path.lstat().st_mode):
+                    path.unlink()
+                    removed.append(path)
+    if removed:
+        logger.info("removed %d stale temp file(s) under %s", len(removed), root)
+    return removed

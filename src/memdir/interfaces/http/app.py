@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from typing import Any
 
 from fastapi import FastAPI
 from mcp.server.streamable_http_manager import StreamableHTTPASGIApp, StreamableHTTPSessionManager
@@ -21,7 +22,7 @@ from memdir.config import resolve_home
 from memdir.interfaces.http.auth import BearerAuth, BodyLimit, load_or_create_token
 from memdir.interfaces.http.browser import mount_browser
 from memdir.interfaces.http.memories import AgentMemories, MemoryOpener
-from memdir.interfaces.http.problems import install_problem_handlers
+from memdir.interfaces.http.problems import PROBLEM_RESPONSES, install_problem_handlers
 from memdir.interfaces.http.routes import router
 from memdir.interfaces.mcp import build_server
 from memdir.memory import Memory
@@ -93,4 +94,31 @@ def create_app(
     app.add_middleware(BodyLimit, max_bytes=max_body_bytes)
     app.add_middleware(BearerAuth, token=token or load_or_create_token(home_path))
     mount_browser(app)  # after the auth: the page at / and /static/ needs no token
+    document_problems(app)
     return app
+
+
+def document_problems(app: FastAPI) -> None:
+    """Declare the problem JSON answers on every ``/api/`` operation of the OpenAPI spec.
+
+    Routes added by other modules (the browser's timeline) get them too, and
+    FastAPI's default 422 (``application/json``) is replaced by the problem JSON
+    the server really sends, so a client generated from the spec knows every
+    status and body it can receive.
+    """
+    generate = app.openapi
+
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema is not None:
+            return app.openapi_schema
+        schema = generate()
+        for path, item in schema.get("paths", {}).items():
+            if not path.startswith("/api/"):
+                continue
+            for operation in item.values():
+                responses = operation.setdefault("responses", {})
+                responses.update({str(code): body for code, body in PROBLEM_RESPONSES.items()})
+        app.openapi_schema = schema
+        return schema
+
+    app.openapi = openapi  # type: ignore[method-assign]

@@ -132,26 +132,33 @@ class BodyLimit:
             await self._refuse(send)
             return
         seen = 0
-        started = False
+        started = refused = False
 
         async def limited_receive() -> Message:
-            nonlocal seen
+            nonlocal seen, refused
             message = await receive()
             if message["type"] == "http.request":
                 seen += len(message.get("body", b""))
                 if seen > self.max_bytes:
+                    if not started and not refused:
+                        # Answer now: the app may catch the error below while parsing
+                        # the body and answer 400 itself; that answer is dropped.
+                        refused = True
+                        await self._refuse(send)
                     raise _BodyTooLarge
             return message
 
         async def tracking_send(message: Message) -> None:
             nonlocal started
+            if refused:
+                return
             started = started or message["type"] == "http.response.start"
             await send(message)
 
         try:
             await self.app(scope, limited_receive, tracking_send)
         except _BodyTooLarge:
-            if not started:
+            if not started and not refused:
                 await self._refuse(send)
 
     async def _refuse(self, send: Send) -> None:

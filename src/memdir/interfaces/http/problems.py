@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import re
+from collections.abc import Mapping
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
@@ -49,6 +50,40 @@ STATUS_BY_ERROR: tuple[tuple[type[MemdirError], int], ...] = (
 )
 
 
+PROBLEM_SCHEMA: dict[str, object] = {
+    "type": "object",
+    "description": "An RFC 9457 problem document.",
+    "properties": {
+        "type": {"type": "string", "description": "urn:memdir:error:<kind> or about:blank"},
+        "title": {"type": "string"},
+        "status": {"type": "integer"},
+        "detail": {"type": "string", "description": "What happened and what to do next."},
+        "instance": {"type": "string", "description": "The request path."},
+    },
+    "required": ["type", "title", "status", "detail"],
+}
+_PROBLEM_STATUSES = {
+    400: "Invalid workspace path or agent id",
+    401: "Missing or wrong bearer token",
+    404: "No such file, fact, session or route",
+    409: "The edit text is missing or ambiguous, or the index was built by another embedder",
+    413: "The request body is too large",
+    422: "Invalid arguments",
+    500: "Unexpected error (see the server log)",
+    501: "Feature not available",
+    502: "The chat model failed",
+    503: "The index database or the embedder is unavailable",
+}
+PROBLEM_RESPONSES: dict[int | str, dict[str, object]] = {
+    status: {
+        "description": description,
+        "content": {PROBLEM_TYPE: {"schema": PROBLEM_SCHEMA}},
+    }
+    for status, description in _PROBLEM_STATUSES.items()
+}
+"""Every error a route can answer, for the OpenAPI spec (all are problem JSON)."""
+
+
 class NotAvailableError(MemdirError):
     """A route whose feature is not wired in this version of memdir (HTTP 501)."""
 
@@ -58,12 +93,17 @@ def _slug(name: str) -> str:
 
 
 def problem(
-    status: int, title: str, detail: str, type_: str = "about:blank", instance: str | None = None
+    status: int,
+    title: str,
+    detail: str,
+    type_: str = "about:blank",
+    instance: str | None = None,
+    headers: Mapping[str, str] | None = None,
 ) -> JSONResponse:
     body: dict[str, object] = {"type": type_, "title": title, "status": status, "detail": detail}
     if instance:
         body["instance"] = instance
-    return JSONResponse(body, status_code=status, media_type=PROBLEM_TYPE)
+    return JSONResponse(body, status_code=status, media_type=PROBLEM_TYPE, headers=headers)
 
 
 def status_of(error: MemdirError) -> int:
@@ -108,7 +148,8 @@ async def _on_http_error(request: Request, exc: Exception) -> JSONResponse:
     detail = str(exc.detail)
     if exc.status_code == 404 and detail == "Not Found":
         detail = f"no route {request.url.path!r}; see /openapi.json for the routes"
-    return problem(exc.status_code, title, detail, instance=request.url.path)
+    # keep the exception's headers: a 405 must say which methods are allowed (Allow)
+    return problem(exc.status_code, title, detail, instance=request.url.path, headers=exc.headers)
 
 
 async def _on_unexpected(request: Request, exc: Exception) -> JSONResponse:

@@ -13,6 +13,8 @@ from fastapi import APIRouter, Body, Depends, Path, Query, Request
 from fastapi.encoders import jsonable_encoder
 from pydantic import BaseModel, ConfigDict, Field
 
+from memdir.facts.safety import MAX_REASON_CHARS
+from memdir.interfaces.http.problems import PROBLEM_RESPONSES
 from memdir.memory import Memory
 from memdir.tools import (
     MAX_CONTENT_CHARS,
@@ -23,7 +25,7 @@ from memdir.tools import (
     openai_tool_schemas,
 )
 
-router = APIRouter(prefix="/api/v1")
+router = APIRouter(prefix="/api/v1", responses=PROBLEM_RESPONSES)
 
 AgentQuery = Annotated[
     str | None,
@@ -143,7 +145,7 @@ def list_facts(
 def forget_fact(
     memory: MemoryDep,
     fact_id: Annotated[str, Path(min_length=1, max_length=128)],
-    reason: Annotated[str, Query(min_length=1, max_length=500)],
+    reason: Annotated[str, Query(min_length=1, max_length=MAX_REASON_CHARS)],
 ) -> Any:
     """Retire a fact (it stays queryable with ``as_of``); ``reason`` is recorded."""
     return jsonable_encoder(memory.forget(fact_id=fact_id, reason=reason))

@@ -2,19 +2,26 @@
 
 from __future__ import annotations
 
-import os
 import shutil
-import socket
-import subprocess
-import sys
-import time
-from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
-import httpx
-
+import live_server
+from live_server import LiveServer, stop_server
 from memdir.memory import Memory
+
+__all__ = [
+    "CHROMIUM",
+    "CHROMIUM_ARGS",
+    "FACTS_READY",
+    "HOSTILE_IMG",
+    "HOSTILE_SCRIPT",
+    "LiveServer",
+    "chromium_missing",
+    "seed_home",
+    "start_server",
+    "stop_server",
+]
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = [
@@ -60,58 +67,6 @@ def seed_home(home: Path) -> None:
         )
 
 
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
-
-
-@dataclass
-class LiveServer:
-    """A ``python -m memdir.interfaces.http`` process on a free port."""
-
-    home: Path
-    url: str
-    process: subprocess.Popen[bytes]
-    fact_ids: dict[str, str] = field(default_factory=dict)
-
-    @property
-    def token(self) -> str:
-        return (self.home / "api-token").read_text(encoding="utf-8").strip()
-
-    def client(self) -> httpx.Client:
-        headers = {"Authorization": f"Bearer {self.token}"}
-        return httpx.Client(base_url=self.url, headers=headers, timeout=30)
-
-
 def start_server(home: Path) -> LiveServer:
-    port = free_port()
-    env = {k: v for k, v in os.environ.items() if not k.startswith("MEMDIR_")}
-    command = [sys.executable, "-m", "memdir.interfaces.http", "--home", str(home),
-               "--port", str(port), "--embedder", "hash", "--no-watch"]  # fmt: skip
-    log_path = home.parent / f"server-{port}.log"
-    with log_path.open("wb") as log:
-        process = subprocess.Popen(command, env=env, stdout=log, stderr=log)
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            err = log_path.read_text(errors="replace")
-            raise RuntimeError(f"the server exited with {process.returncode}: {err}")
-        try:
-            if httpx.get(url + "/health", timeout=1).status_code == 200:
-                return LiveServer(home, url, process)
-        except httpx.TransportError:
-            time.sleep(0.1)
-    stop_server(process)
-    raise RuntimeError("the server did not answer /health within 30 s")
-
-
-def stop_server(process: subprocess.Popen[bytes]) -> None:
-    process.terminate()
-    try:
-        process.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        process.wait()
+    """A live server on the seeded ``home``, without the file watcher."""
+    return live_server.start_server(home, "--no-watch")

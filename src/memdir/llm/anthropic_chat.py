@@ -15,12 +15,15 @@ from typing import Any
 import httpx
 
 from memdir.errors import ChatModelError, ConfigError
-from memdir.llm.base import Completion, Message, ToolCall, ToolSpec, Usage
+from memdir.llm.base import Completion, Message, ToolCall, ToolSpec
 from memdir.llm.transport import (
     ErrorReply,
     JsonEndpoint,
     RetryPolicy,
     error_excerpt,
+    error_field,
+    normalise_finish_reason,
+    read_usage,
     validate_base_url,
 )
 
@@ -185,31 +188,17 @@ def decode_completion(data: Mapping[str, Any], label: str) -> Completion:
                     arguments=arguments if isinstance(arguments, dict) else {},
                 )
             )
-    reason = data.get("stop_reason")
     return Completion(
         text="".join(texts),
         tool_calls=tuple(calls),
-        finish_reason=_FINISH_REASONS.get(reason, reason) if isinstance(reason, str) else None,
-        usage=decode_usage(data.get("usage")),
+        finish_reason=normalise_finish_reason(data.get("stop_reason"), _FINISH_REASONS),
+        usage=read_usage(data.get("usage"), "input_tokens", "output_tokens"),
     )
-
-
-def decode_usage(raw: object) -> Usage | None:
-    if not isinstance(raw, dict):
-        return None
-    read, written = raw.get("input_tokens"), raw.get("output_tokens")
-    if not isinstance(read, int) or not isinstance(written, int):
-        return None
-    return Usage(input_tokens=read, output_tokens=written)
 
 
 def read_anthropic_error(response: httpx.Response) -> ErrorReply:
     """The message of an Anthropic error body, and whether the prompt was too long."""
-    try:
-        body = response.json()
-    except ValueError:
-        body = None
-    error = body.get("error") if isinstance(body, dict) else None
+    error = error_field(response)
     if isinstance(error, dict) and error.get("message"):
         message = str(error["message"])
     else:

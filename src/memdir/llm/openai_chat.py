@@ -15,13 +15,16 @@ from typing import Any, Literal
 import httpx
 
 from memdir.errors import ChatModelError, ConfigError
-from memdir.llm.base import Completion, Message, ToolCall, ToolSpec, Usage
+from memdir.llm.base import Completion, Message, ToolCall, ToolSpec
 from memdir.llm.structured import extract_json_object
 from memdir.llm.transport import (
     ErrorReply,
     JsonEndpoint,
     RetryPolicy,
     error_excerpt,
+    error_field,
+    normalise_finish_reason,
+    read_usage,
     validate_base_url,
 )
 
@@ -211,12 +214,11 @@ def decode_completion(data: Mapping[str, Any], label: str) -> Completion:
         decode_tool_call(raw, index, label)
         for index, raw in enumerate(message.get("tool_calls") or [])
     )
-    reason = choice.get("finish_reason")
     return Completion(
         text=message.get("content") or "",
         tool_calls=calls,
-        finish_reason=_FINISH_REASONS.get(reason, reason) if isinstance(reason, str) else None,
-        usage=decode_usage(data.get("usage")),
+        finish_reason=normalise_finish_reason(choice.get("finish_reason"), _FINISH_REASONS),
+        usage=read_usage(data.get("usage"), "prompt_tokens", "completion_tokens"),
     )
 
 
@@ -238,22 +240,9 @@ def decode_tool_call(raw: Mapping[str, Any], index: int, label: str) -> ToolCall
     return ToolCall(id=str(raw.get("id") or f"call_{index}"), name=name, arguments=parsed)
 
 
-def decode_usage(raw: object) -> Usage | None:
-    if not isinstance(raw, dict):
-        return None
-    prompt, completion = raw.get("prompt_tokens"), raw.get("completion_tokens")
-    if not isinstance(prompt, int) or not isinstance(completion, int):
-        return None
-    return Usage(input_tokens=prompt, output_tokens=completion)
-
-
 def read_openai_error(response: httpx.Response) -> ErrorReply:
     """The message of an OpenAI-style error body, and whether it is a context overflow."""
-    try:
-        body = response.json()
-    except ValueError:
-        body = None
-    error = body.get("error") if isinstance(body, dict) else None
+    error = error_field(response)
     if isinstance(error, dict):
         message = str(error.get("message") or error_excerpt(response))
         code = str(error.get("code") or "")

@@ -6,6 +6,9 @@ exponential backoff and jitter (honouring ``Retry-After``), and maps failures to
 ``ChatModelError``; a context-length answer becomes ``ContextLengthError`` and is
 never retried. Secrets (the api key) are scrubbed from every message it raises
 or logs, and headers are never logged.
+
+The readers at the end (``error_field``, ``read_usage``, ``normalise_finish_reason``)
+decode the parts of an answer that the providers lay out alike.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from typing import Any
 import httpx
 
 from memdir.errors import ChatModelError, ConfigError, ContextLengthError
+from memdir.llm.base import Usage
 
 logger = logging.getLogger(__name__)
 
@@ -244,6 +248,30 @@ class JsonEndpoint:
 
 def _is_retryable(status: int) -> bool:
     return status in RETRYABLE_STATUSES or status >= 500
+
+
+def error_field(response: httpx.Response) -> object:
+    """The ``error`` member of a JSON error body (a dict or a string), or None."""
+    try:
+        body = response.json()
+    except ValueError:
+        return None
+    return body.get("error") if isinstance(body, dict) else None
+
+
+def read_usage(raw: object, input_key: str, output_key: str) -> Usage | None:
+    """Token counts from a provider's ``usage`` object, or None when they are missing."""
+    if not isinstance(raw, dict):
+        return None
+    read, written = raw.get(input_key), raw.get(output_key)
+    if not isinstance(read, int) or not isinstance(written, int):
+        return None
+    return Usage(input_tokens=read, output_tokens=written)
+
+
+def normalise_finish_reason(reason: object, names: Mapping[str, str]) -> str | None:
+    """The provider's stop reason in our vocabulary (unknown ones pass through as sent)."""
+    return names.get(reason, reason) if isinstance(reason, str) else None
 
 
 def error_excerpt(response: httpx.Response, limit: int = 500) -> str:

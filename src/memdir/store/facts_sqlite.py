@@ -58,6 +58,32 @@ def from_us(value: int) -> datetime:
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
+def identity_from_meta(meta: dict[str, str]) -> EmbedderIdentity | None:
+    """The embedder identity recorded in ``fact_meta`` rows, or None before the first bind."""
+    if "provider" not in meta:
+        return None
+    return EmbedderIdentity(meta["provider"], meta["model"], int(meta["dimensions"]))
+
+
+def identity_rows(identity: EmbedderIdentity) -> list[tuple[str, str]]:
+    """The ``fact_meta`` (key, value) rows that record ``identity``."""
+    return [
+        ("provider", identity.provider),
+        ("model", identity.model),
+        ("dimensions", str(identity.dimensions)),
+    ]
+
+
+def check_identity(location: str, recorded: EmbedderIdentity, wanted: EmbedderIdentity) -> None:
+    """Raise ``IndexMismatchError`` when the facts at ``location`` were embedded otherwise."""
+    if recorded != wanted:
+        raise IndexMismatchError(
+            f"the facts in {location!r} were embedded with {recorded.provider}/"
+            f"{recorded.model} ({recorded.dimensions} dimensions), not {wanted.provider}/"
+            f"{wanted.model} ({wanted.dimensions}); run `memdir index rebuild`"
+        )
+
+
 @dataclass(frozen=True)
 class Fact:
     """One remembered statement and its history; the embedding stays in the store.
@@ -238,22 +264,26 @@ def _event_values(e: FactEvent) -> tuple[object, ...]:
     )
 
 
-def _where(scope: str, filt: FactFilter) -> tuple[str, list[object]]:
-    """SQL conditions (on table alias ``f``) selecting the facts ``filt`` admits."""
-    clauses: list[str] = ["f.scope = ?"]
+def where_admitted(scope: str, filt: FactFilter, mark: str = "?") -> tuple[str, list[object]]:
+    """SQL conditions (on table alias ``f``) selecting the facts ``filt`` admits.
+
+    ``mark`` is the driver's parameter placeholder: ``?`` for sqlite3, ``%s`` for psycopg.
+    """
+    clauses: list[str] = [f"f.scope = {mark}"]
     args: list[object] = [scope]
     if not filt.include_forgotten:
         clauses.append("f.forgotten_us IS NULL")
     if filt.as_of is not None:
-        clauses.append("f.valid_from_us <= ?")
+        clauses.append(f"f.valid_from_us <= {mark}")
         args.append(to_us(filt.as_of))
         if not filt.include_superseded:
-            clauses.append("(f.valid_to_us IS NULL OR f.valid_to_us > ?)")
+            clauses.append(f"(f.valid_to_us IS NULL OR f.valid_to_us > {mark})")
             args.append(to_us(filt.as_of))
     elif not filt.include_superseded:
         clauses.append("f.valid_to_us IS NULL")
     if filt.categories is not None:
-        clauses.append(f"f.category IN ({_marks(len(filt.categories))})")
+        marks = ", ".join([mark] * len(filt.categories)) or "NULL"  # IN (NULL) admits nothing
+        clauses.append(f"f.category IN ({marks})")
         args.extend(filt.categories)
     return " AND ".join(clauses), args
 
@@ -380,28 +410,18 @@ class SqliteFactStore:
     @property
     def identity(self) -> EmbedderIdentity | None:
         meta = dict(self._read(lambda c: c.execute("SELECT key, value FROM fact_meta").fetchall()))
-        if "provider" not in meta:
-            return None
-        return EmbedderIdentity(meta["provider"], meta["model"], int(meta["dimensions"]))
+        return identity_from_meta(meta)
 
     def bind_identity(self, identity: EmbedderIdentity) -> None:
         """Record the embedder of the fact vectors, or check it matches the recorded one."""
         recorded = self.identity
         if recorded is None:
-            rows = [
-                ("provider", identity.provider),
-                ("model", identity.model),
-                ("dimensions", str(identity.dimensions)),
-            ]
+            rows = identity_rows(identity)
             self._write(
                 lambda c: c.executemany("INSERT OR REPLACE INTO fact_meta VALUES (?, ?)", rows)
             )
-        elif recorded != identity:
-            raise IndexMismatchError(
-                f"the facts in {str(self.path)!r} were embedded with {recorded.provider}/"
-                f"{recorded.model} ({recorded.dimensions} dimensions), not {identity.provider}/"
-                f"{identity.model} ({identity.dimensions}); run `memdir index rebuild`"
-            )
+        else:
+            check_identity(str(self.path), recorded, identity)
 
     # -- files and events ----------------------------------------------------------------
 
@@ -510,7 +530,7 @@ class SqliteFactStore:
 
     def list_facts(self, filt: FactFilter) -> list[Fact]:
         """Facts admitted by ``filt``, oldest first."""
-        where, args = _where(self.scope, filt)
+        where, args = where_admitted(self.scope, filt)
         sql = f"SELECT {_COLUMNS} FROM facts f WHERE {where} ORDER BY f.recorded_us, f.id"
         return [_fact(row) for row in self._read(lambda c: c.execute(sql, args).fetchall())]
 
@@ -556,7 +576,7 @@ class SqliteFactStore:
 
     def keyword_search(self, match: str, filt: FactFilter, limit: int) -> list[tuple[str, float]]:
         """FTS5 over admitted facts: (fact id, ``-bm25()`` >= 0), best first."""
-        where, args = _where(self.scope, filt)
+        where, args = where_admitted(self.scope, filt)
         sql = (
             "SELECT f.id, -bm25(facts_fts) FROM facts_fts JOIN facts f ON f.num = facts_fts.rowid "
             f"WHERE facts_fts MATCH ? AND {where} ORDER BY bm25(facts_fts) LIMIT ?"
@@ -569,7 +589,7 @@ class SqliteFactStore:
         matrix = self._load_matrix()
         if not matrix.ids:
             return []
-        where, args = _where(self.scope, filt)
+        where, args = where_admitted(self.scope, filt)
         allowed = {
             r[0]
             for r in self._read(

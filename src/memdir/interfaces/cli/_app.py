@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field, is_dataclass
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
@@ -20,6 +20,9 @@ from memdir.errors import MemdirError
 
 console = Console()
 err_console = Console(stderr=True)
+
+JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON.")]
+"""The ``--json`` flag every command that reports something takes."""
 
 
 class MemdirGroup(TyperGroup):

@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Annotated
-
 import typer
 from rich.table import Table
 
-from memdir.interfaces.cli._app import console, make_app, print_json, state
+from memdir.interfaces.cli._app import JsonOption, console, make_app, print_json, state
 
 app = make_app("Inspect the configuration.")
 
@@ -15,7 +13,7 @@ app = make_app("Inspect the configuration.")
 @app.command("show")
 def show(
     ctx: typer.Context,
-    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    as_json: JsonOption = False,
 ) -> None:
     """Print every setting, its value and its origin (default, memdir.toml, env, flag)."""
     loaded = state(ctx).settings()

@@ -6,10 +6,9 @@ from typing import Annotated
 
 import typer
 
-from memdir.interfaces.cli._app import make_app, print_json, state
+from memdir.interfaces.cli._app import JsonOption, make_app, print_json, state
 
 session_app = make_app("Conversation transcripts and session-end notes.")
-Json = Annotated[bool, typer.Option("--json", help="Print JSON.")]
 
 
 def register(app: typer.Typer) -> None:
@@ -21,7 +20,7 @@ def register(app: typer.Typer) -> None:
 def extract(
     ctx: typer.Context,
     session_id: Annotated[str, typer.Argument(help="The session (transcript) id.")],
-    as_json: Json = False,
+    as_json: JsonOption = False,
 ) -> None:
     """Extract durable memory from a conversation (the model if configured, else heuristics)."""
     with state(ctx).open_memory() as memory:
@@ -45,7 +44,7 @@ def consolidate(
         bool, typer.Option("--dry-run", help="Show the diff; write nothing.")
     ] = False,
     days: Annotated[int | None, typer.Option(min=1, help="Days of notes to read.")] = None,
-    as_json: Json = False,
+    as_json: JsonOption = False,
 ) -> None:
     """Promote what is stable in recent daily notes into MEMORY.md (shows the diff)."""
     with state(ctx).open_memory() as memory:
@@ -58,7 +57,7 @@ def consolidate(
 
 
 @session_app.command("list")
-def session_list(ctx: typer.Context, as_json: Json = False) -> None:
+def session_list(ctx: typer.Context, as_json: JsonOption = False) -> None:
     """List the conversation transcripts of this agent."""
     with state(ctx).open_memory() as memory:
         sessions = memory.sessions()

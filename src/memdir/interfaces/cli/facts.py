@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from memdir.interfaces.cli._app import make_app, print_json, state
+from memdir.interfaces.cli._app import JsonOption, make_app, print_json, state
 from memdir.tools import render_fact, render_recall, render_save
 
 facts_app = make_app("Inspect structured facts.")
@@ -19,7 +19,6 @@ AsOf = Annotated[
 Category = Annotated[
     str | None, typer.Option(help="preference, decision, fact, context, or your own.")
 ]
-Json = Annotated[bool, typer.Option("--json", help="Print JSON.")]
 
 
 def register(app: typer.Typer) -> None:
@@ -36,7 +35,7 @@ def save(
     importance: Annotated[
         int | None, typer.Option(min=1, max=10, help="1 (trivial) to 10 (critical).")
     ] = None,
-    as_json: Json = False,
+    as_json: JsonOption = False,
 ) -> None:
     """Save a fact to today's daily note and the facts store (the memory_save tool)."""
     with state(ctx).open_memory() as memory:
@@ -53,7 +52,7 @@ def recall(
     category: Category = None,
     as_of: AsOf = None,
     limit: Annotated[int, typer.Option(min=1, max=100, help="How many facts.")] = 5,
-    as_json: Json = False,
+    as_json: JsonOption = False,
 ) -> None:
     """Recall the facts that answer a question (the memory_recall tool)."""
     with state(ctx).open_memory() as memory:
@@ -70,7 +69,7 @@ def forget(
     reason: Annotated[str, typer.Option(help="Why the fact is retired (kept for audit).")],
     fact_id: Annotated[str | None, typer.Option("--id", help="The fact's id.")] = None,
     query: Annotated[str | None, typer.Option(help="Text matching the fact.")] = None,
-    as_json: Json = False,
+    as_json: JsonOption = False,
 ) -> None:
     """Hide a fact from recall; the reason is written to the daily note (memory_forget)."""
     if (fact_id is None) == (query is None):
@@ -91,7 +90,7 @@ def facts_list(
     all_: Annotated[
         bool, typer.Option("--all", help="Include superseded and forgotten facts.")
     ] = False,
-    as_json: Json = False,
+    as_json: JsonOption = False,
 ) -> None:
     """List facts valid now (or --as-of), oldest first; --all shows their history too."""
     with state(ctx).open_memory() as memory:

@@ -8,7 +8,14 @@ from typing import Annotated
 
 import typer
 
-from memdir.interfaces.cli._app import console, make_app, print_json, progress_bar, state
+from memdir.interfaces.cli._app import (
+    JsonOption,
+    console,
+    make_app,
+    print_json,
+    progress_bar,
+    state,
+)
 
 index_app = make_app("Build and inspect the search index (derived from the files).")
 
@@ -29,7 +36,7 @@ def _print_report(report: object, as_json: bool) -> None:
 @index_app.command("sync")
 def sync(
     ctx: typer.Context,
-    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    as_json: JsonOption = False,
 ) -> None:
     """Index new, changed, renamed and deleted files (unchanged text is never re-embedded)."""
     with state(ctx).open_memory() as memory, progress_bar("indexing") as progress:
@@ -40,7 +47,7 @@ def sync(
 @index_app.command("rebuild")
 def rebuild(
     ctx: typer.Context,
-    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    as_json: JsonOption = False,
 ) -> None:
     """Delete the derived index and rebuild it from the Markdown files."""
     with state(ctx).open_memory() as memory, progress_bar("rebuilding") as progress:
@@ -51,7 +58,7 @@ def rebuild(
 @index_app.command("status")
 def status(
     ctx: typer.Context,
-    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    as_json: JsonOption = False,
 ) -> None:
     """Show what the index holds and which embedder built it."""
     with state(ctx).open_memory() as memory:
@@ -71,7 +78,7 @@ def search(
     scope: Annotated[str, typer.Option(help="agent, global or all.")] = "agent",
     explain: Annotated[bool, typer.Option("--explain", help="Show the score breakdown.")] = False,
     no_sync: Annotated[bool, typer.Option("--no-sync", help="Skip the index sync.")] = False,
-    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    as_json: JsonOption = False,
 ) -> None:
     """Hybrid search over memory files; hits cite path:start-end (the memory_search tool)."""
     with state(ctx).open_memory() as memory:

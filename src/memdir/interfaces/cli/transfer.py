@@ -17,7 +17,7 @@ from typing import Annotated
 import typer
 
 from memdir.errors import ConfigError
-from memdir.interfaces.cli._app import print_json, state
+from memdir.interfaces.cli._app import JsonOption, print_json, state
 from memdir.store.postgres.files import (
     PostgresFileTable,
     TransferReport,
@@ -41,7 +41,6 @@ DryRunOption = Annotated[
 ForceOption = Annotated[
     bool, typer.Option("--force", help="Overwrite files that are newer on the other side.")
 ]
-JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON.")]
 
 _QUIET = ("unchanged",)
 

@@ -20,13 +20,14 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import re
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from memdir.errors import StoreError, missing_dependency
+from memdir.errors import InvalidInputError, StoreError, missing_dependency
 
 if TYPE_CHECKING:
     import psycopg
@@ -35,6 +36,7 @@ log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 RETRY_SECONDS = 30.0
+_SCHEMA_NAME = re.compile(r"[a-z_][a-z0-9_]{0,62}")
 
 
 def import_driver() -> Any:
@@ -63,6 +65,30 @@ def describe_dsn(dsn: str) -> str:
         return "<unparsable DSN>"
     shown = {k: v for k, v in parts.items() if k in ("host", "port", "dbname", "user")}
     return "postgresql://" + " ".join(f"{k}={v}" for k, v in sorted(shown.items()))
+
+
+def check_schema_name(schema: str) -> str:
+    """Return ``schema`` if it is safe to quote into SQL, else raise ``InvalidInputError``."""
+    if not _SCHEMA_NAME.fullmatch(schema):
+        raise InvalidInputError(
+            f"invalid schema name {schema!r}; use lower-case letters, digits and _"
+        )
+    return schema
+
+
+@contextmanager
+def translate_errors(location: str, what: str) -> Iterator[None]:
+    """Turn driver errors into ``StoreError``: a lost connection, or ``{what} error``."""
+    driver = import_driver()
+    try:
+        yield
+    except driver.OperationalError as exc:
+        raise StoreError(
+            f"lost the PostgreSQL connection to {location} ({exc}); check that the "
+            "server is up and try again"
+        ) from exc
+    except driver.Error as exc:
+        raise StoreError(f"{what} error in {location!r}: {exc}") from exc
 
 
 def is_retryable(exc: BaseException) -> bool:

@@ -30,18 +30,29 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 
-from memdir.errors import IndexMismatchError, InvalidInputError, StoreError
+from memdir.errors import InvalidInputError, StoreError
 from memdir.store.base import EmbedderIdentity
-from memdir.store.facts_sqlite import Fact, FactEvent, FactFilter, FactStamp, Vector, to_us
+from memdir.store.facts_sqlite import (
+    Fact,
+    FactEvent,
+    FactFilter,
+    FactStamp,
+    Vector,
+    check_identity,
+    identity_from_meta,
+    identity_rows,
+    to_us,
+)
 from memdir.store.postgres import facts_sql as sql
 from memdir.store.postgres import schema as ddl
 from memdir.store.postgres.connect import (
     Connections,
+    check_schema_name,
     describe_dsn,
-    import_driver,
     lock_key,
     lock_schema,
     run_retrying,
+    translate_errors,
 )
 from memdir.store.postgres.fulltext import parse_expression, websearch_text
 
@@ -50,7 +61,7 @@ if TYPE_CHECKING:
 
 T = TypeVar("T")
 Conn = Any  # psycopg.Connection[Any]; kept loose so callbacks type-check without psycopg
-_SCHEMA_NAME = re.compile(r"[a-z_][a-z0-9_]{0,62}")
+_ERRORS = "facts database"  # what a driver error is reported as
 _SCOPE = re.compile(r"global|agent:[a-z0-9][a-z0-9_-]{0,63}")
 
 
@@ -93,26 +104,12 @@ class PostgresFactStore:
     def connect(self) -> None:
         if self._db.is_open:
             return
-        if not _SCHEMA_NAME.fullmatch(self.schema):
-            raise InvalidInputError(
-                f"invalid schema name {self.schema!r}; use lower-case letters, digits and _"
-            )
+        check_schema_name(self.schema)
         if not _SCOPE.fullmatch(self.scope):
             raise InvalidInputError(
                 f"invalid facts scope {self.scope!r}; use 'global' or 'agent:<agent id>'"
             )
-        bootstrap = self._db.open_raw()
-        try:
-            with self._translated():
-                extension_schema = ddl.ensure_extension(bootstrap)
-        finally:
-            bootstrap.close()
-        self._db.start(f'"{self.schema}", "{extension_schema}"')
-        try:
-            self._migrate()
-        except BaseException:
-            self.close()
-            raise
+        ddl.start_with_extension(self._db, self.location, _ERRORS, self._migrate)
 
     def close(self) -> None:
         self._db.close()
@@ -129,54 +126,32 @@ class PostgresFactStore:
     ) -> None:
         self.close()
 
-    def _pending(self, conn: Conn) -> list[tuple[str, list[str]]]:
-        done: set[str] = set()
-        if ddl.has_relation(conn, self.schema, "fact_migrations"):
-            done = {str(r[0]) for r in conn.execute("SELECT name FROM fact_migrations")}
-        unknown = done - {name for name, _ in sql.FACT_MIGRATIONS}
-        if unknown:
-            raise StoreError(
-                f"the facts tables in {self.location!r} have migrations this memdir does not "
-                f"know ({sorted(unknown)}); upgrade memdir or run `memdir index rebuild`"
-            )
-        return [(name, stmts) for name, stmts in sql.FACT_MIGRATIONS if name not in done]
+    def _migrations(self) -> ddl.MigrationPlan:
+        return ddl.MigrationPlan(
+            "fact_migrations",
+            sql.FACT_MIGRATIONS,
+            owner=f"the facts tables in {self.location!r} have",
+            advice="upgrade memdir or run `memdir index rebuild`",
+        )
 
     def _migrate(self) -> None:
+        plan = self._migrations()
+
         def migrate(conn: Conn) -> None:
             lock_schema(conn, self.schema)  # serialises with the index's own migrations
             ddl.ensure_schema(conn, self.schema)
-            conn.execute(
-                "CREATE TABLE IF NOT EXISTS fact_migrations (id serial PRIMARY KEY, "
-                "name text NOT NULL UNIQUE, applied_at timestamptz NOT NULL DEFAULT now())"
-            )
-            for name, statements in self._pending(conn):
-                for statement in statements:
-                    conn.execute(statement)
-                conn.execute("INSERT INTO fact_migrations (name) VALUES (%s)", (name,))
+            ddl.apply_migrations(conn, self.schema, plan)
 
-        if self._read(self._pending):
+        if self._read(lambda c: ddl.pending_migrations(c, self.schema, plan)):
             self._write(migrate, exclusive=True)
 
     # -- transactions ------------------------------------------------------------------------
 
     @contextmanager
-    def _translated(self) -> Iterator[None]:
-        driver = import_driver()
-        try:
-            yield
-        except driver.OperationalError as exc:
-            raise StoreError(
-                f"lost the PostgreSQL connection to {self.location} ({exc}); check that the "
-                "server is up and try again"
-            ) from exc
-        except driver.Error as exc:
-            raise StoreError(f"facts database error in {self.location!r}: {exc}") from exc
-
-    @contextmanager
     def _connection(self) -> Iterator[psycopg.Connection[Any]]:
         if not self._db.is_open:
             raise StoreError(f"the facts store {self.location!r} is not open; call open() first")
-        with self._translated(), self._db.connection() as conn:
+        with translate_errors(self.location, _ERRORS), self._db.connection() as conn:
             yield conn
 
     def _read(self, fn: Callable[[Conn], T]) -> T:
@@ -208,19 +183,13 @@ class PostgresFactStore:
     @property
     def identity(self) -> EmbedderIdentity | None:
         meta = {str(k): str(v) for k, v in self._rows("SELECT key, value FROM fact_meta", ())}
-        if "provider" not in meta:
-            return None
-        return EmbedderIdentity(meta["provider"], meta["model"], int(meta["dimensions"]))
+        return identity_from_meta(meta)
 
     def bind_identity(self, identity: EmbedderIdentity) -> None:
         """Record the embedder of the fact vectors, or check it matches the recorded one."""
         recorded = self.identity
         if recorded is None:
-            rows = [
-                ("provider", identity.provider),
-                ("model", identity.model),
-                ("dimensions", str(identity.dimensions)),
-            ]
+            rows = identity_rows(identity)
 
             def bind(conn: Conn) -> None:
                 with conn.cursor() as cur:
@@ -232,12 +201,8 @@ class PostgresFactStore:
 
             self._write(bind, exclusive=True)
             recorded = self.identity  # another process may have bound first
-        if recorded is not None and recorded != identity:
-            raise IndexMismatchError(
-                f"the facts in {self.location!r} were embedded with {recorded.provider}/"
-                f"{recorded.model} ({recorded.dimensions} dimensions), not {identity.provider}/"
-                f"{identity.model} ({identity.dimensions}); run `memdir index rebuild`"
-            )
+        if recorded is not None:
+            check_identity(self.location, recorded, identity)
 
     # -- files and events --------------------------------------------------------------------
 

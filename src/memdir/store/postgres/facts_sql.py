@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from memdir.store.facts_sqlite import Fact, FactEvent, FactFilter, from_us, to_us
+from memdir.store.facts_sqlite import Fact, FactEvent, FactFilter, from_us, to_us, where_admitted
 
 _F001 = [
     "CREATE TABLE fact_meta (key text PRIMARY KEY, value text NOT NULL)",
@@ -155,19 +155,4 @@ def event_from_row(row: Sequence[Any]) -> FactEvent:
 
 def where(scope: str, filt: FactFilter) -> tuple[str, list[object]]:
     """SQL conditions (on table alias ``f``) selecting the facts ``filt`` admits."""
-    clauses: list[str] = ["f.scope = %s"]
-    args: list[object] = [scope]
-    if not filt.include_forgotten:
-        clauses.append("f.forgotten_us IS NULL")
-    if filt.as_of is not None:
-        clauses.append("f.valid_from_us <= %s")
-        args.append(to_us(filt.as_of))
-        if not filt.include_superseded:
-            clauses.append("(f.valid_to_us IS NULL OR f.valid_to_us > %s)")
-            args.append(to_us(filt.as_of))
-    elif not filt.include_superseded:
-        clauses.append("f.valid_to_us IS NULL")
-    if filt.categories is not None:
-        clauses.append("f.category = ANY(%s)")
-        args.append(list(filt.categories))
-    return " AND ".join(clauses), args
+    return where_admitted(scope, filt, "%s")

@@ -18,10 +18,8 @@ workspace's own validators before they enter the table.
 from __future__ import annotations
 
 import hashlib
-import re
 import threading
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from types import TracebackType
@@ -29,12 +27,15 @@ from typing import Any, Literal, TypeVar
 
 from memdir.errors import InvalidInputError, InvalidPathError, StoreError
 from memdir.store.facts_sqlite import from_us, to_us
+from memdir.store.postgres import schema as ddl
 from memdir.store.postgres.connect import (
     Connections,
+    check_schema_name,
     describe_dsn,
-    import_driver,
     lock_key,
+    lock_schema,
     run_retrying,
+    translate_errors,
 )
 from memdir.workspace import validate_agent_id, validate_relative_path
 
@@ -44,7 +45,7 @@ PutAction = Literal["created", "updated", "unchanged", "kept"]
 DEFAULT_SCHEMA = "memdir_files"
 GLOBAL_SOURCE = "global"
 AGENT_PREFIX = "agent:"
-_SCHEMA_NAME = re.compile(r"[a-z_][a-z0-9_]{0,62}")
+_ERRORS = "workspace files"  # what a driver error is reported as
 
 _MIGRATIONS: list[tuple[str, list[str]]] = [
     (
@@ -163,13 +164,10 @@ class PostgresFileTable:
     def connect(self) -> None:
         if self._conn is not None:
             return
-        if not _SCHEMA_NAME.fullmatch(self.schema):
-            raise InvalidInputError(
-                f"invalid schema name {self.schema!r}; use lower-case letters, digits and _"
-            )
+        check_schema_name(self.schema)
         self._conn = self._db.open_raw()  # no pgvector needed: a plain connection
         try:
-            with self._translated():
+            with translate_errors(self.location, _ERRORS):
                 self._conn.execute(f'SET search_path TO "{self.schema}"')
                 self._migrate(self._conn)
         except BaseException:
@@ -195,43 +193,21 @@ class PostgresFileTable:
         self.close()
 
     def _migrate(self, conn: Conn) -> None:
+        plan = ddl.MigrationPlan(
+            "file_migrations",
+            _MIGRATIONS,
+            owner=f"the files table in {self.location!r} has",
+            advice="upgrade memdir",
+        )
         with conn.transaction():
-            conn.execute("SELECT pg_advisory_xact_lock(%s)", (lock_key("memdir", self.schema),))
-            conn.execute(f'CREATE SCHEMA IF NOT EXISTS "{self.schema}"')
-            conn.execute(
-                "CREATE TABLE IF NOT EXISTS file_migrations (id serial PRIMARY KEY, "
-                "name text NOT NULL UNIQUE, applied_at timestamptz NOT NULL DEFAULT now())"
-            )
-            done = {str(r[0]) for r in conn.execute("SELECT name FROM file_migrations")}
-            unknown = done - {name for name, _ in _MIGRATIONS}
-            if unknown:
-                raise StoreError(
-                    f"the files table in {self.location!r} has migrations this memdir does "
-                    f"not know ({sorted(unknown)}); upgrade memdir"
-                )
-            for name, statements in _MIGRATIONS:
-                if name not in done:
-                    for statement in statements:
-                        conn.execute(statement)
-                    conn.execute("INSERT INTO file_migrations (name) VALUES (%s)", (name,))
+            lock_schema(conn, self.schema)
+            ddl.ensure_schema(conn, self.schema)
+            ddl.apply_migrations(conn, self.schema, plan)
 
     # -- transactions ------------------------------------------------------------------------
 
-    @contextmanager
-    def _translated(self) -> Iterator[None]:
-        driver = import_driver()
-        try:
-            yield
-        except driver.OperationalError as exc:
-            raise StoreError(
-                f"lost the PostgreSQL connection to {self.location} ({exc}); check that the "
-                "server is up and try again"
-            ) from exc
-        except driver.Error as exc:
-            raise StoreError(f"workspace files error in {self.location!r}: {exc}") from exc
-
     def _run(self, fn: Callable[[Conn], T]) -> T:
-        with self._lock, self._translated():
+        with self._lock, translate_errors(self.location, _ERRORS):
             if self._conn is None:
                 raise StoreError(
                     f"the files table {self.location!r} is not open; call open() first"

@@ -17,10 +17,12 @@ choices made when the index is built:
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from memdir.errors import StoreError
-from memdir.store.postgres.connect import import_driver, lock_key
+from memdir.store.postgres.connect import Connections, import_driver, lock_key, translate_errors
 
 if TYPE_CHECKING:
     import psycopg
@@ -83,6 +85,29 @@ MIGRATIONS: list[tuple[str, list[str]]] = [
 ]
 
 
+@dataclass(frozen=True)
+class MigrationPlan:
+    """Numbered migrations and the table of a schema that records the applied ones.
+
+    A recorded migration missing from ``migrations`` means a newer memdir wrote the
+    schema: the error says ``{owner} migrations this memdir does not know (...);
+    {advice}``.
+    """
+
+    table: str
+    migrations: Sequence[tuple[str, Sequence[str]]]
+    owner: str
+    advice: str
+
+
+INDEX_MIGRATIONS = MigrationPlan(
+    "migrations",
+    MIGRATIONS,
+    owner="the index schema has",
+    advice="upgrade memdir or run `memdir index rebuild`",
+)
+
+
 def ensure_extension(conn: psycopg.Connection[Any]) -> str:
     """Create the pgvector extension if missing; return the schema that holds it."""
     driver = import_driver()
@@ -104,6 +129,25 @@ def ensure_extension(conn: psycopg.Connection[Any]) -> str:
     return found
 
 
+def start_with_extension(
+    db: Connections, location: str, what: str, prepare: Callable[[], None]
+) -> None:
+    """Create pgvector if needed, open ``db`` with its schema and the extension's on the
+    search path, then run ``prepare`` (migrations); ``db`` is closed again if that fails."""
+    bootstrap = db.open_raw()
+    try:
+        with translate_errors(location, what):
+            extension_schema = ensure_extension(bootstrap)
+    finally:
+        bootstrap.close()
+    db.start(f'"{db.schema}", "{extension_schema}"')
+    try:
+        prepare()
+    except BaseException:
+        db.close()
+        raise
+
+
 def _extension_schema(conn: psycopg.Connection[Any]) -> str | None:
     row = conn.execute(
         "SELECT n.nspname FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace "
@@ -117,31 +161,34 @@ def ensure_schema(conn: psycopg.Connection[Any], schema: str) -> None:
     conn.execute(f'CREATE SCHEMA IF NOT EXISTS "{schema}"')
 
 
-def pending_migrations(conn: psycopg.Connection[Any], schema: str) -> list[tuple[str, list[str]]]:
-    """Migrations not yet applied in ``schema`` (all of them for a new one)."""
+def pending_migrations(
+    conn: psycopg.Connection[Any], schema: str, plan: MigrationPlan = INDEX_MIGRATIONS
+) -> list[tuple[str, Sequence[str]]]:
+    """Migrations of ``plan`` not yet applied in ``schema`` (all of them for a new one)."""
     done: set[str] = set()
-    if has_relation(conn, schema, "migrations"):
-        done = {str(r[0]) for r in conn.execute("SELECT name FROM migrations").fetchall()}
-    unknown = done - {name for name, _ in MIGRATIONS}
+    if has_relation(conn, schema, plan.table):
+        done = {str(r[0]) for r in conn.execute(f"SELECT name FROM {plan.table}").fetchall()}
+    unknown = done - {name for name, _ in plan.migrations}
     if unknown:
         raise StoreError(
-            f"the index schema has migrations this memdir does not know ({sorted(unknown)}); "
-            "upgrade memdir or run `memdir index rebuild`"
+            f"{plan.owner} migrations this memdir does not know ({sorted(unknown)}); {plan.advice}"
         )
-    return [(name, sql) for name, sql in MIGRATIONS if name not in done]
+    return [(name, sql) for name, sql in plan.migrations if name not in done]
 
 
-def apply_migrations(conn: psycopg.Connection[Any], schema: str) -> list[str]:
+def apply_migrations(
+    conn: psycopg.Connection[Any], schema: str, plan: MigrationPlan = INDEX_MIGRATIONS
+) -> list[str]:
     """Apply pending migrations inside the caller's transaction; returns their names."""
     conn.execute(
-        "CREATE TABLE IF NOT EXISTS migrations (id serial PRIMARY KEY, name text NOT NULL "
+        f"CREATE TABLE IF NOT EXISTS {plan.table} (id serial PRIMARY KEY, name text NOT NULL "
         "UNIQUE, applied_at timestamptz NOT NULL DEFAULT now())"
     )
     applied = []
-    for name, statements in pending_migrations(conn, schema):
+    for name, statements in pending_migrations(conn, schema, plan):
         for statement in statements:
             conn.execute(statement)
-        conn.execute("INSERT INTO migrations (name) VALUES (%s)", (name,))
+        conn.execute(f"INSERT INTO {plan.table} (name) VALUES (%s)", (name,))
         applied.append(name)
     return applied
 

@@ -13,9 +13,8 @@ Many processes may write at once: see ``connect.py`` for the locking rules, and
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
@@ -29,12 +28,13 @@ from memdir.store.postgres import schema as ddl
 from memdir.store.postgres import writes as writes_sql
 from memdir.store.postgres.connect import (
     Connections,
+    check_schema_name,
     describe_dsn,
-    import_driver,
     lock_key,
     lock_schema,
     run_retrying,
     take_locks,
+    translate_errors,
 )
 from memdir.store.records import FileKey, FileStamp, FileWrite
 
@@ -44,7 +44,7 @@ if TYPE_CHECKING:
 VectorIndexKind = Literal["exact", "hnsw"]
 T = TypeVar("T")
 REBUILD_HINT = "run `memdir index rebuild`"
-_SCHEMA_NAME = re.compile(r"[a-z_][a-z0-9_]{0,62}")
+_ERRORS = "index database"  # what a driver error is reported as
 _IDENTITY_KEYS = ("identity_provider", "identity_model", "identity_dimensions")
 
 
@@ -110,24 +110,10 @@ class PostgresStore:
         if self._db.is_open:
             return
         self._validate()
-        bootstrap = self._db.open_raw()
-        try:
-            with self._translated():
-                extension_schema = ddl.ensure_extension(bootstrap)
-        finally:
-            bootstrap.close()
-        self._db.start(f'"{self.schema}", "{extension_schema}"')
-        try:
-            self._prepare_schema()
-        except BaseException:
-            self.close()
-            raise
+        ddl.start_with_extension(self._db, self.location, _ERRORS, self._prepare_schema)
 
     def _validate(self) -> None:
-        if not _SCHEMA_NAME.fullmatch(self.schema):
-            raise InvalidInputError(
-                f"invalid schema name {self.schema!r}; use lower-case letters, digits and _"
-            )
+        check_schema_name(self.schema)
         if self.requested_tokenizer is not None and self.requested_tokenizer not in (
             ddl.TOKENIZERS
         ):
@@ -157,9 +143,7 @@ class PostgresStore:
     @staticmethod
     def delete(dsn: str, schema: str = "memdir") -> None:
         """Drop the index schema with everything in it (the rebuild counterpart of a file)."""
-        if not _SCHEMA_NAME.fullmatch(schema):
-            raise InvalidInputError(f"invalid schema name {schema!r}")
-        store = PostgresStore(dsn, schema=schema)
+        store = PostgresStore(dsn, schema=check_schema_name(schema))
         conn = store._db.open_raw()
         try:
             with store._translated(), conn.transaction():
@@ -206,18 +190,8 @@ class PostgresStore:
 
     # -- transactions ------------------------------------------------------------------------
 
-    @contextmanager
-    def _translated(self) -> Iterator[None]:
-        driver = import_driver()
-        try:
-            yield
-        except driver.OperationalError as exc:
-            raise StoreError(
-                f"lost the PostgreSQL connection to {self.location} ({exc}); check that the "
-                "server is up and try again"
-            ) from exc
-        except driver.Error as exc:
-            raise StoreError(f"index database error in {self.location!r}: {exc}") from exc
+    def _translated(self) -> AbstractContextManager[None]:
+        return translate_errors(self.location, _ERRORS)
 
     def _read(self, fn: Callable[[psycopg.Connection[Any]], T]) -> T:
         with self._translated(), self._db.connection() as conn:

@@ -11,7 +11,9 @@ embedder the search is keyword-only.
 from __future__ import annotations
 
 import logging
+import threading
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
@@ -63,13 +65,19 @@ def search(
         raise InvalidInputError("search query is empty; pass the words to look for")
     text = query[:MAX_QUERY_CHARS]
     expression = build_match_expression(text, options.max_terms)
-    vector = embedder.embed_query(text) if embedder is not None else None
-    blocks = gather_signals(store, expression, vector, sources, "block", options.candidates)
-    chunks = gather_signals(store, expression, vector, sources, "chunk", options.candidates)
+    # The query embedding (onnxruntime or HTTP, both release the GIL) runs in a worker
+    # thread while the caller's thread asks the full-text index: the two overlap.
+    pending = _embedding_pool().submit(embedder.embed_query, text) if embedder else None
+    limit = options.candidates
+    block_words = store.keyword_search(expression, sources, "block", limit) if expression else []
+    chunk_words = store.keyword_search(expression, sources, "chunk", limit) if expression else []
+    vector = pending.result() if pending is not None else None
+    blocks = Signals(block_words, nearest_vectors(store, vector, sources, "block", limit))
+    chunks = Signals(chunk_words, nearest_vectors(store, vector, sources, "chunk", limit))
     block_scores, block_parts = fuse_signals(blocks, options)
     if vector is not None and options.feedback > 0.0 and block_scores:
         vector = expand_query(store, vector, block_scores, options.feedback)
-        blocks = Signals(blocks.keyword, nearest_units(store, vector, sources, "block", options))
+        blocks = Signals(blocks.keyword, nearest_vectors(store, vector, sources, "block", limit))
         # chunks keep the first vector search: one extra KNN query, not two
         block_scores, block_parts = fuse_signals(blocks, options)
     chunk_scores, _ = fuse_signals(chunks, options)
@@ -108,28 +116,30 @@ def apply_recency(
         candidate.breakdown["final"] = candidate.relevance
 
 
-def gather_signals(
+def nearest_vectors(
     store: IndexStore,
-    expression: str | None,
     vector: npt.NDArray[np.float32] | None,
     sources: Sequence[str],
     kind: UnitKind,
     limit: int,
-) -> Signals:
-    """Ask the store for the keyword and vector candidates of one unit kind."""
-    keyword = store.keyword_search(expression, sources, kind, limit) if expression else []
-    nearest = store.vector_search(vector, sources, kind, limit) if vector is not None else []
-    return Signals(keyword=keyword, vector=keep_similar(nearest))
-
-
-def nearest_units(
-    store: IndexStore,
-    vector: npt.NDArray[np.float32],
-    sources: Sequence[str],
-    kind: UnitKind,
-    options: SearchOptions,
 ) -> list[ScoredId]:
-    return keep_similar(store.vector_search(vector, sources, kind, options.candidates))
+    """The vector candidates of one unit kind (none in keyword-only mode)."""
+    if vector is None:
+        return []
+    return keep_similar(store.vector_search(vector, sources, kind, limit))
+
+
+_POOL: ThreadPoolExecutor | None = None
+_POOL_LOCK = threading.Lock()
+
+
+def _embedding_pool() -> ThreadPoolExecutor:
+    """One small pool per process for query embeddings, created on first use."""
+    global _POOL
+    with _POOL_LOCK:
+        if _POOL is None:
+            _POOL = ThreadPoolExecutor(max_workers=2, thread_name_prefix="memdir-query-embed")
+        return _POOL
 
 
 def keep_similar(found: list[ScoredId]) -> list[ScoredId]:

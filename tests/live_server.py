@@ -44,6 +44,7 @@ class LiveServer:
     url: str
     process: subprocess.Popen[bytes]
     fact_ids: dict[str, str] = field(default_factory=dict)
+    log: Path | None = None  # the server's output
 
     @property
     def token(self) -> str:
@@ -72,7 +73,7 @@ def start_server(home: Path, *extra: str) -> LiveServer:
             raise RuntimeError(f"the server exited with {process.returncode}: {err}")
         try:
             if httpx.get(url + "/health", timeout=1).status_code == 200:
-                return LiveServer(home, url, process)
+                return LiveServer(home, url, process, log=log_path)
         except httpx.TransportError:
             time.sleep(0.1)
     stop_server(process)

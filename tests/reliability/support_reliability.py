@@ -5,15 +5,14 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
-import socket
 import subprocess
 import sys
-import time
-from dataclasses import dataclass
 from pathlib import Path
 
-import httpx
+import live_server
+from live_server import LiveServer, stop_server
 
+__all__ = ["LiveServer", "start_server", "stop_server"]
 from memdir.embeddings.base import HashEmbedder
 from memdir.memory import Memory
 
@@ -151,57 +150,6 @@ def leftover_temp_files(home: Path) -> list[str]:
     return sorted(p.name for p in home.rglob(".*.tmp"))
 
 
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
-
-
-@dataclass
-class LiveServer:
-    """A ``python -m memdir.interfaces.http`` process on a free loopback port."""
-
-    home: Path
-    url: str
-    process: subprocess.Popen[bytes]
-    log: Path
-
-    @property
-    def token(self) -> str:
-        return (self.home / "api-token").read_text(encoding="utf-8").strip()
-
-    def client(self, token: str | None = None) -> httpx.Client:
-        headers = {"Authorization": f"Bearer {token or self.token}"}
-        return httpx.Client(base_url=self.url, headers=headers, timeout=30)
-
-
 def start_server(home: Path, *extra: str) -> LiveServer:
-    port = free_port()
-    home.parent.mkdir(parents=True, exist_ok=True)
-    command = [sys.executable, "-m", "memdir.interfaces.http", "--home", str(home),
-               "--port", str(port), "--embedder", "hash", "--no-watch", *extra]  # fmt: skip
-    log_path = home.parent / f"server-{port}.log"
-    with log_path.open("wb") as log:
-        process = subprocess.Popen(command, env=child_env(), stdout=log, stderr=log)
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise RuntimeError(f"the server exited: {log_path.read_text(errors='replace')}")
-        try:
-            if httpx.get(url + "/health", timeout=1).status_code == 200:
-                return LiveServer(home, url, process, log_path)
-        except httpx.TransportError:
-            time.sleep(0.1)
-    stop_server(process)
-    raise RuntimeError("the server did not answer /health within 30 s")
-
-
-def stop_server(process: subprocess.Popen[bytes]) -> None:
-    process.terminate()
-    try:
-        process.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        process.wait()
+    """A live REST server on ``home`` (hash embedder, no watcher); see tests/live_server.py."""
+    return live_server.start_server(home, "--no-watch", *extra)

@@ -57,6 +57,9 @@ def test_explicit_statements_are_facts(text: str, expected: HeuristicFact) -> No
         "The weather is nice today.",
         "They decided to leave.",
         "I think so.",
+        "please remember it",
+        "Remember that!",
+        "remember this one.",
     ],
 )
 def test_non_facts(text: str) -> None:

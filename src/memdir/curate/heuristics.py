@@ -88,6 +88,11 @@ def _is_question(sentence: str) -> bool:
     return sentence.rstrip().endswith("?") or bool(_QUESTION_START.match(sentence.lstrip()))
 
 
+_BARE_REFERENCES = frozenset(
+    {"it", "this", "that", "them", "these", "those", "this one", "that one", "all that"}
+)
+
+
 def fact_from_sentence(sentence: str) -> HeuristicFact | None:
     """The explicit fact a single sentence states, or None (see the module table)."""
     text = sentence.strip()
@@ -102,6 +107,8 @@ def fact_from_sentence(sentence: str) -> HeuristicFact | None:
 def _match_fact(text: str) -> HeuristicFact | None:
     if match := _REMEMBER.match(text):
         value = _clean(match.group(1))
+        if value.lower().rstrip(".!") in _BARE_REFERENCES:
+            return None  # "remember it" points back at something; alone it states nothing
         return HeuristicFact(value[:1].upper() + value[1:], "fact", 7)
     if match := _CALL_ME.match(text):
         name = _clean(_NAME_END.split(match.group(1))[0])

@@ -375,6 +375,28 @@ class VectorMirror:
             matrix.upsert([r[0] for r in group], [r[2] for r in group], vectors)
 
 
+def _put_rows(
+    conn: sqlite3.Connection, table: str, rows: Sequence[tuple[int, str, str]], vectors: Vector
+) -> None:
+    """Store ``vectors`` for ``(unit_id, kind, source)`` rows and log the change."""
+    data = np.ascontiguousarray(vectors, dtype=np.float32)
+    conn.executemany(
+        f"INSERT OR REPLACE INTO {table} (unit_id, kind, source, embedding) VALUES (?, ?, ?, ?)",
+        [(uid, kind, src, data[i].tobytes()) for i, (uid, kind, src) in enumerate(rows)],
+    )
+    log_changes(conn, [r[0] for r in rows])
+
+
+def _delete_rows(conn: sqlite3.Connection, table: str, ids: Sequence[int]) -> None:
+    # point deletes: vec0 answers `unit_id IN (...)` with a full scan
+    conn.executemany(f"DELETE FROM {table} WHERE unit_id = ?", [(i,) for i in ids])
+    log_changes(conn, ids)
+
+
+def _decode(rows: Iterable[StoredRow]) -> dict[int, Vector]:
+    return {r[0]: np.frombuffer(r[3], dtype=np.float32).copy() for r in rows}
+
+
 class VecIndex:
     """Vectors stored in a sqlite-vec ``vec0`` virtual table, searched through the mirror."""
 
@@ -393,18 +415,10 @@ class VecIndex:
     def put(
         self, conn: sqlite3.Connection, rows: Sequence[tuple[int, str, str]], vectors: Vector
     ) -> None:
-        data = np.ascontiguousarray(vectors, dtype=np.float32)
-        conn.executemany(
-            f"INSERT OR REPLACE INTO {VEC_TABLE} (unit_id, kind, source, embedding) "
-            "VALUES (?, ?, ?, ?)",
-            [(uid, kind, src, data[i].tobytes()) for i, (uid, kind, src) in enumerate(rows)],
-        )
-        log_changes(conn, [r[0] for r in rows])
+        _put_rows(conn, VEC_TABLE, rows, vectors)
 
     def delete(self, conn: sqlite3.Connection, ids: Sequence[int]) -> None:
-        # vec0 answers `unit_id IN (...)` with a full scan; point deletes are fast.
-        conn.executemany(f"DELETE FROM {VEC_TABLE} WHERE unit_id = ?", [(i,) for i in ids])
-        log_changes(conn, ids)
+        _delete_rows(conn, VEC_TABLE, ids)
 
     def search(
         self,
@@ -440,9 +454,7 @@ class VecIndex:
         return {uid for uid in ids if conn.execute(sql, (uid,)).fetchone() is not None}
 
     def get(self, conn: sqlite3.Connection, ids: Sequence[int]) -> dict[int, Vector]:
-        return {
-            r[0]: np.frombuffer(r[3], dtype=np.float32).copy() for r in self.read_rows(conn, ids)
-        }
+        return _decode(self.read_rows(conn, ids))
 
 
 class NumpyIndex:
@@ -459,17 +471,10 @@ class NumpyIndex:
     def put(
         self, conn: sqlite3.Connection, rows: Sequence[tuple[int, str, str]], vectors: Vector
     ) -> None:
-        data = np.ascontiguousarray(vectors, dtype=np.float32)
-        conn.executemany(
-            "INSERT OR REPLACE INTO unit_vectors (unit_id, kind, source, embedding) "
-            "VALUES (?, ?, ?, ?)",
-            [(uid, kind, src, data[i].tobytes()) for i, (uid, kind, src) in enumerate(rows)],
-        )
-        log_changes(conn, [r[0] for r in rows])
+        _put_rows(conn, "unit_vectors", rows, vectors)
 
     def delete(self, conn: sqlite3.Connection, ids: Sequence[int]) -> None:
-        conn.executemany("DELETE FROM unit_vectors WHERE unit_id = ?", [(i,) for i in ids])
-        log_changes(conn, ids)
+        _delete_rows(conn, "unit_vectors", ids)
 
     def search(
         self,
@@ -493,9 +498,7 @@ class NumpyIndex:
         return out
 
     def get(self, conn: sqlite3.Connection, ids: Sequence[int]) -> dict[int, Vector]:
-        return {
-            r[0]: np.frombuffer(r[3], dtype=np.float32).copy() for r in self.read_rows(conn, ids)
-        }
+        return _decode(self.read_rows(conn, ids))
 
     def get_ids(self, conn: sqlite3.Connection, ids: Sequence[int]) -> set[int]:
         found: set[int] = set()

@@ -68,6 +68,7 @@ from memdir.store.postgres import PostgresStore, open_store
 from memdir.store.postgres import StoreSettings as StoreOptions
 from memdir.store.postgres.facts import PostgresFactStore
 from memdir.store.writer import IndexWriter
+from memdir.tools import TOOLS
 from memdir.workspace import (
     PROMPT_FILES,
     FileSlice,
@@ -85,17 +86,7 @@ ProgressCallback = Callable[[int, int, str], None]
 T = TypeVar("T")
 _UNSET: Any = object()
 
-TOOL_NAMES = (
-    "memory_search",
-    "memory_get",
-    "memory_save",
-    "memory_recall",
-    "memory_forget",
-    "memory_list_files",
-    "memory_read_file",
-    "memory_write_file",
-    "memory_edit_file",
-)
+TOOL_NAMES = tuple(tool.name for tool in TOOLS)  # the prompt names the tools tools.py defines
 BASE_PROMPT = (
     "You are a personal AI agent with persistent memory kept as Markdown files in your "
     "workspace. Your memory tools let you search, read and write those files."

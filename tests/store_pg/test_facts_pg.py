@@ -15,8 +15,8 @@ from memdir.embeddings.base import Embedder, HashEmbedder
 from memdir.errors import IndexMismatchError, InvalidInputError, NotFoundError, StoreError
 from memdir.facts import Fact, FactBook, SqliteFactStore
 from memdir.store.base import EmbedderIdentity
+from memdir.store.fact_records import FactFilter
 from memdir.store.facts_protocol import FactStore
-from memdir.store.facts_sqlite import FactFilter
 from memdir.store.postgres import PostgresStore
 from memdir.store.postgres.facts import PostgresFactStore
 from memdir.workspace import Workspace

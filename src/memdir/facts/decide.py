@@ -46,7 +46,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from memdir.store.facts_sqlite import Fact
+from memdir.store.fact_records import Fact
 
 DUPLICATE_COSINE = 0.95
 NARROW_SUBJECT_COSINE = 0.85

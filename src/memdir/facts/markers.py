@@ -28,7 +28,7 @@ import re
 import secrets
 from datetime import UTC, datetime
 
-from memdir.store.facts_sqlite import EventKind, FactEvent
+from memdir.store.fact_records import EventKind, FactEvent
 
 logger = logging.getLogger(__name__)
 

@@ -34,8 +34,8 @@ from memdir.errors import IndexMismatchError, InvalidInputError
 from memdir.facts.categories import check_category, match_query_categories
 from memdir.facts.salience import fact_salience
 from memdir.store.base import EmbedderIdentity
+from memdir.store.fact_records import Fact, FactFilter
 from memdir.store.facts_protocol import FactStore
-from memdir.store.facts_sqlite import Fact, FactFilter
 
 RRF_K = 10
 TIER_RELATIVE = 0.5

@@ -30,14 +30,14 @@ import numpy as np
 from memdir.embeddings.base import Embedder
 from memdir.facts.markers import parse_fact_lines
 from memdir.store.base import EmbedderIdentity
-from memdir.store.facts_protocol import FactStore
-from memdir.store.facts_sqlite import (
+from memdir.store.fact_records import (
     Fact,
     FactEvent,
     FactFilter,
     FactStamp,
     Vector,
 )
+from memdir.store.facts_protocol import FactStore
 
 logger = logging.getLogger(__name__)
 

@@ -22,7 +22,7 @@ from __future__ import annotations
 import math
 from datetime import datetime
 
-from memdir.store.facts_sqlite import Fact
+from memdir.store.fact_records import Fact
 
 USAGE_SCALE = 4.0
 HALF_LIFE_DAYS = 14.0

@@ -36,8 +36,8 @@ from memdir.facts.markers import (
 from memdir.facts.recall import build_fact_query, check_embedder, fuse_ranks, recall
 from memdir.facts.replay import bind_embedder, text_sha
 from memdir.facts.safety import check_fact_text, check_importance, check_reason
+from memdir.store.fact_records import Fact, FactEvent, FactFilter
 from memdir.store.facts_protocol import FactStore
-from memdir.store.facts_sqlite import Fact, FactEvent, FactFilter
 from memdir.workspace import NoteLocation, Workspace
 
 logger = logging.getLogger(__name__)

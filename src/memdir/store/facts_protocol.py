@@ -3,7 +3,7 @@
 Two backends implement it: ``SqliteFactStore`` (``store/facts_sqlite.py``, the
 embedded default) and ``PostgresFactStore`` (``store/postgres/facts.py``, the
 scale-out). The values that cross it (``Fact``, ``FactEvent``, ``FactFilter``,
-``FactStamp``) live in ``facts_sqlite`` and are shared by both.
+``FactStamp``) live in ``fact_records`` and are shared by both.
 
 The contract is split into three small protocols by what the caller does (the
 replay of notes, queries, writes) and joined in ``FactStore``, the type
@@ -19,7 +19,7 @@ from datetime import datetime
 from typing import Protocol
 
 from memdir.store.base import EmbedderIdentity
-from memdir.store.facts_sqlite import Fact, FactEvent, FactFilter, FactStamp, Vector
+from memdir.store.fact_records import Fact, FactEvent, FactFilter, FactStamp, Vector
 
 VectorsById = dict[str, tuple[str, Vector]]
 """Fact id -> (sha256 of the embedded text, vector)."""

@@ -1,20 +1,12 @@
-"""The facts store on SQLite: derived tables for ``memdir.facts`` (the only facts SQL).
+"""``SqliteFactStore``: the facts tables of the index's SQLite file, for one scope.
 
-The daily notes are the truth; these tables are rebuilt from them. They live in
-the same database file as the index (``<home>/index/memdir.db``) but have their
-own numbered migrations in the ``fact_migrations`` table, so the index's
-migration list never sees them (and ``memdir index rebuild``, which deletes the
-file, loses only access statistics: the facts come back from the notes).
-
-Tables: ``fact_files`` (per-file stamps for incremental sync), ``fact_events``
-(every parsed marker, keyed by file and line), ``facts`` (the current state of
-every fact), ``facts_fts`` (FTS5 over fact text), ``fact_vectors`` (float32
-BLOBs, searched with numpy: fact counts are small) and ``fact_meta`` (the
-embedder identity). Every row carries a ``scope`` (``global`` or
-``agent:<id>``); a store instance reads and writes one scope. Times are integer
-microseconds since the epoch (UTC) so that SQL compares them exactly.
-
-Connections come from ``memdir.store.connect`` (WAL, busy timeout, lock retries).
+The daily notes are the truth and these tables are derived from them, so
+``memdir index rebuild`` (which deletes the file) loses only access statistics.
+This module owns the store class: its connection (from ``store.connect``: WAL,
+busy timeout, lock retries), transactions, queries and its cached
+``FactMatrix``. The schema and migrations are in ``fact_schema``, the values in
+``fact_records``, their row codecs in ``fact_rows``; every row carries a
+``scope`` (``global`` or ``agent:<id>``) and a store reads and writes one.
 """
 
 from __future__ import annotations
@@ -22,277 +14,34 @@ from __future__ import annotations
 import sqlite3
 import threading
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import datetime
 from pathlib import Path
 from types import TracebackType
-from typing import Any, Literal, TypeVar
+from typing import TypeVar
 
-import numpy as np
-import numpy.typing as npt
-
-from memdir.errors import IndexMismatchError, StoreError
+from memdir.errors import StoreError
 from memdir.store.base import EmbedderIdentity
 from memdir.store.connect import Connection, connect, corrupt_error, is_locked, retry_locked
+from memdir.store.fact_records import Fact, FactEvent, FactFilter, FactStamp, Vector
+from memdir.store.fact_rows import (
+    check_identity,
+    event_from_row,
+    event_values,
+    fact_from_row,
+    fact_row,
+    identity_from_meta,
+    identity_rows,
+    where_admitted,
+)
+from memdir.store.fact_schema import FACT_COLUMNS, UPSERT_FACT, apply_fact_migrations
+from memdir.store.fact_vectors import FactMatrix, vector_blob
+from memdir.store.times import to_us
 
 T = TypeVar("T")
-Vector = npt.NDArray[np.float32]
-FactMigration = tuple[str, Callable[[sqlite3.Connection], None]]
-
-EventKind = Literal["fact", "forget", "reinforce"]
-
-
-def to_us(when: datetime) -> int:
-    """An aware datetime as integer microseconds since the epoch (naive means UTC)."""
-    if when.tzinfo is None:
-        when = when.replace(tzinfo=UTC)
-    delta = when - _EPOCH
-    return (delta.days * 86_400 + delta.seconds) * 1_000_000 + delta.microseconds
-
-
-def from_us(value: int) -> datetime:
-    """Integer microseconds since the epoch as an aware UTC datetime."""
-    return _EPOCH + timedelta(microseconds=value)
-
-
-_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
-
-
-def identity_from_meta(meta: dict[str, str]) -> EmbedderIdentity | None:
-    """The embedder identity recorded in ``fact_meta`` rows, or None before the first bind."""
-    if "provider" not in meta:
-        return None
-    return EmbedderIdentity(meta["provider"], meta["model"], int(meta["dimensions"]))
-
-
-def identity_rows(identity: EmbedderIdentity) -> list[tuple[str, str]]:
-    """The ``fact_meta`` (key, value) rows that record ``identity``."""
-    return [
-        ("provider", identity.provider),
-        ("model", identity.model),
-        ("dimensions", str(identity.dimensions)),
-    ]
-
-
-def check_identity(location: str, recorded: EmbedderIdentity, wanted: EmbedderIdentity) -> None:
-    """Raise ``IndexMismatchError`` when the facts at ``location`` were embedded otherwise."""
-    if recorded != wanted:
-        raise IndexMismatchError(
-            f"the facts in {location!r} were embedded with {recorded.provider}/"
-            f"{recorded.model} ({recorded.dimensions} dimensions), not {wanted.provider}/"
-            f"{wanted.model} ({wanted.dimensions}); run `memdir index rebuild`"
-        )
-
-
-@dataclass(frozen=True)
-class Fact:
-    """One remembered statement and its history; the embedding stays in the store.
-
-    ``valid_to`` is set when a later fact supersedes this one (it is that fact's
-    ``valid_from``); ``source_path``/``source_line`` locate the fact's line in
-    the workspace. ``access_count``/``last_access`` are usage statistics, the
-    only state a rebuild from the notes does not restore.
-    """
-
-    id: str
-    text: str
-    category: str
-    importance: int
-    recorded_at: datetime
-    valid_from: datetime
-    valid_to: datetime | None
-    supersedes: str | None
-    source_path: str
-    source_line: int
-    access_count: int = 0
-    last_access: datetime | None = None
-    forgotten_at: datetime | None = None
-    forgotten_reason: str | None = None
-
-    @property
-    def source(self) -> str:
-        """``path:line`` of the fact's line in the workspace."""
-        return f"{self.source_path}:{self.source_line}"
-
-    @property
-    def forgotten(self) -> bool:
-        return self.forgotten_at is not None
-
-    def valid_at(self, when: datetime) -> bool:
-        """True when the fact held at ``when`` (forgetting is not considered)."""
-        return self.valid_from <= when and (self.valid_to is None or when < self.valid_to)
-
-
-@dataclass(frozen=True)
-class FactEvent:
-    """One marker line of a note: a saved fact, a forget or a reinforcement.
-
-    ``text`` is the fact text (for a forget: the text shown on its line);
-    ``category``/``supersedes`` belong to saves, ``importance`` to saves and
-    reinforcements, ``reason`` to forgets.
-    """
-
-    path: str
-    line: int
-    kind: EventKind
-    fact_id: str
-    at: datetime
-    text: str
-    category: str = ""
-    importance: int = 0
-    supersedes: str | None = None
-    reason: str | None = None
-
-
-@dataclass(frozen=True)
-class FactStamp:
-    """What the facts store knows of one note: its hash and the stat it was read with."""
-
-    path: str
-    sha256: str
-    size: int
-    mtime_ns: int
-
-
-@dataclass(frozen=True)
-class FactFilter:
-    """Which facts a query admits.
-
-    With ``as_of``: facts recorded by then and, unless ``include_superseded``,
-    still valid then. Without: all facts, or only those never superseded.
-    """
-
-    as_of: datetime | None = None
-    categories: tuple[str, ...] | None = None
-    include_superseded: bool = False
-    include_forgotten: bool = False
-
-
-_F001 = [
-    "CREATE TABLE fact_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID",
-    """CREATE TABLE fact_files (scope TEXT NOT NULL, path TEXT NOT NULL, sha256 TEXT NOT NULL,
-        size INTEGER NOT NULL, mtime_ns INTEGER NOT NULL, PRIMARY KEY (scope, path))
-        WITHOUT ROWID""",
-    """CREATE TABLE fact_events (scope TEXT NOT NULL, path TEXT NOT NULL, line INTEGER NOT NULL,
-        kind TEXT NOT NULL, fact_id TEXT NOT NULL, at_us INTEGER NOT NULL, text TEXT NOT NULL,
-        category TEXT NOT NULL, importance INTEGER NOT NULL, supersedes TEXT, reason TEXT,
-        PRIMARY KEY (scope, path, line)) WITHOUT ROWID""",
-    """CREATE TABLE facts (num INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE,
-        scope TEXT NOT NULL, text TEXT NOT NULL, category TEXT NOT NULL,
-        importance INTEGER NOT NULL, recorded_us INTEGER NOT NULL,
-        valid_from_us INTEGER NOT NULL, valid_to_us INTEGER, supersedes TEXT,
-        source_path TEXT NOT NULL, source_line INTEGER NOT NULL,
-        access_count INTEGER NOT NULL DEFAULT 0, last_access_us INTEGER,
-        forgotten_us INTEGER, forgotten_reason TEXT)""",
-    "CREATE INDEX facts_scope_category ON facts (scope, category)",
-    """CREATE VIRTUAL TABLE facts_fts USING fts5(text, content='facts', content_rowid='num',
-        tokenize='porter unicode61 remove_diacritics 2')""",
-    """CREATE TRIGGER facts_fts_insert AFTER INSERT ON facts BEGIN
-        INSERT INTO facts_fts (rowid, text) VALUES (new.num, new.text); END""",
-    """CREATE TRIGGER facts_fts_delete AFTER DELETE ON facts BEGIN
-        INSERT INTO facts_fts (facts_fts, rowid, text) VALUES ('delete', old.num, old.text); END""",
-    """CREATE TRIGGER facts_fts_update AFTER UPDATE OF text ON facts BEGIN
-        INSERT INTO facts_fts (facts_fts, rowid, text) VALUES ('delete', old.num, old.text);
-        INSERT INTO facts_fts (rowid, text) VALUES (new.num, new.text); END""",
-    """CREATE TABLE fact_vectors (num INTEGER PRIMARY KEY REFERENCES facts(num) ON DELETE CASCADE,
-        text_sha256 TEXT NOT NULL, embedding BLOB NOT NULL)""",
-]
-
-
-def f001_facts(conn: sqlite3.Connection) -> None:
-    """Meta, file stamps, events, facts with FTS5, and fact vectors."""
-    for statement in _F001:
-        conn.execute(statement)
-
-
-FACT_MIGRATIONS: list[FactMigration] = [("f001_facts", f001_facts)]
-
-_COLUMNS = (
-    "id, text, category, importance, recorded_us, valid_from_us, valid_to_us, supersedes, "
-    "source_path, source_line, access_count, last_access_us, forgotten_us, forgotten_reason"
-)
 
 
 def _marks(count: int) -> str:
     return ", ".join("?" * count)
-
-
-def _maybe_time(value: int | None) -> datetime | None:
-    return None if value is None else from_us(value)
-
-
-def _fact(row: Any) -> Fact:
-    (fid, text, cat, imp, rec, vfrom, vto, sup, path, line, count, last, fus, reason) = row
-    return Fact(
-        fid, text, cat, imp, from_us(rec), from_us(vfrom), _maybe_time(vto), sup, path, line,
-        count, _maybe_time(last), _maybe_time(fus), reason,
-    )  # fmt: skip
-
-
-def _fact_row(scope: str, fact: Fact) -> tuple[object, ...]:
-    return (
-        fact.id,
-        scope,
-        fact.text,
-        fact.category,
-        fact.importance,
-        to_us(fact.recorded_at),
-        to_us(fact.valid_from),
-        None if fact.valid_to is None else to_us(fact.valid_to),
-        fact.supersedes,
-        fact.source_path,
-        fact.source_line,
-        fact.access_count,
-        None if fact.last_access is None else to_us(fact.last_access),
-        None if fact.forgotten_at is None else to_us(fact.forgotten_at),
-        fact.forgotten_reason,
-    )
-
-
-def _event_values(e: FactEvent) -> tuple[object, ...]:
-    return (
-        e.path,
-        e.line,
-        e.kind,
-        e.fact_id,
-        to_us(e.at),
-        e.text,
-        e.category,
-        e.importance,
-        e.supersedes,
-        e.reason,
-    )
-
-
-def where_admitted(scope: str, filt: FactFilter, mark: str = "?") -> tuple[str, list[object]]:
-    """SQL conditions (on table alias ``f``) selecting the facts ``filt`` admits.
-
-    ``mark`` is the driver's parameter placeholder: ``?`` for sqlite3, ``%s`` for psycopg.
-    """
-    clauses: list[str] = [f"f.scope = {mark}"]
-    args: list[object] = [scope]
-    if not filt.include_forgotten:
-        clauses.append("f.forgotten_us IS NULL")
-    if filt.as_of is not None:
-        clauses.append(f"f.valid_from_us <= {mark}")
-        args.append(to_us(filt.as_of))
-        if not filt.include_superseded:
-            clauses.append(f"(f.valid_to_us IS NULL OR f.valid_to_us > {mark})")
-            args.append(to_us(filt.as_of))
-    elif not filt.include_superseded:
-        clauses.append("f.valid_to_us IS NULL")
-    if filt.categories is not None:
-        marks = ", ".join([mark] * len(filt.categories)) or "NULL"  # IN (NULL) admits nothing
-        clauses.append(f"f.category IN ({marks})")
-        args.extend(filt.categories)
-    return " AND ".join(clauses), args
-
-
-@dataclass
-class _Matrix:
-    version: tuple[int, int]
-    ids: list[str]
-    vectors: Vector
 
 
 class SqliteFactStore:
@@ -308,7 +57,7 @@ class SqliteFactStore:
         self.scope = scope
         self._lock = threading.RLock()
         self._db: Connection | None = None
-        self._matrix: _Matrix | None = None
+        self._matrix: FactMatrix | None = None
         self._writes = 0
 
     @classmethod
@@ -347,24 +96,7 @@ class SqliteFactStore:
         self.close()
 
     def _migrate(self, conn: sqlite3.Connection) -> None:
-        conn.execute(
-            "CREATE TABLE IF NOT EXISTS fact_migrations "
-            "(id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, applied_at TEXT NOT NULL)"
-        )
-        done = {row[0] for row in conn.execute("SELECT name FROM fact_migrations")}
-        unknown = done - {name for name, _ in FACT_MIGRATIONS}
-        if unknown:
-            raise StoreError(
-                f"the facts tables in {str(self.path)!r} have migrations this memdir does not "
-                f"know ({sorted(unknown)}); upgrade memdir or run `memdir index rebuild`"
-            )
-        for name, migrate in FACT_MIGRATIONS:
-            if name not in done:
-                migrate(conn)
-                conn.execute(
-                    "INSERT INTO fact_migrations (name, applied_at) VALUES (?, ?)",
-                    (name, datetime.now(UTC).isoformat(timespec="seconds")),
-                )
+        apply_fact_migrations(conn, str(self.path))
 
     # -- transactions --------------------------------------------------------------------
 
@@ -467,7 +199,7 @@ class SqliteFactStore:
     def _insert_events(self, conn: sqlite3.Connection, events: Iterable[FactEvent]) -> None:
         conn.executemany(
             "INSERT OR REPLACE INTO fact_events VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            [(self.scope, *_event_values(e)) for e in events],
+            [(self.scope, *event_values(e)) for e in events],
         )
 
     def all_events(self) -> list[FactEvent]:
@@ -478,7 +210,7 @@ class SqliteFactStore:
                 (self.scope,),
             ).fetchall()
         )
-        return [FactEvent(*r[:4], from_us(r[4]), *r[5:]) for r in rows]  # type: ignore[call-arg]
+        return [event_from_row(r) for r in rows]
 
     # -- facts ---------------------------------------------------------------------------
 
@@ -497,17 +229,7 @@ class SqliteFactStore:
 
         def write(conn: sqlite3.Connection) -> None:
             self._insert_events(conn, events)
-            conn.executemany(
-                f"INSERT INTO facts ({_COLUMNS.replace('id,', 'id, scope,', 1)}) "
-                f"VALUES ({_marks(15)}) ON CONFLICT (id) DO UPDATE SET text = excluded.text, "
-                "category = excluded.category, importance = excluded.importance, "
-                "recorded_us = excluded.recorded_us, valid_from_us = excluded.valid_from_us, "
-                "valid_to_us = excluded.valid_to_us, supersedes = excluded.supersedes, "
-                "source_path = excluded.source_path, source_line = excluded.source_line, "
-                "forgotten_us = excluded.forgotten_us, "
-                "forgotten_reason = excluded.forgotten_reason",
-                [_fact_row(self.scope, fact) for fact in upserts],
-            )
+            conn.executemany(UPSERT_FACT, [fact_row(self.scope, fact) for fact in upserts])
             conn.executemany(
                 "DELETE FROM facts WHERE id = ? AND scope = ?", [(i, self.scope) for i in deletes]
             )
@@ -515,7 +237,7 @@ class SqliteFactStore:
                 conn.execute(
                     "INSERT OR REPLACE INTO fact_vectors (num, text_sha256, embedding) "
                     "SELECT num, ?, ? FROM facts WHERE id = ?",
-                    (sha, np.ascontiguousarray(vector, dtype=np.float32).tobytes(), fid),
+                    (sha, vector_blob(vector), fid),
                 )
 
         self._write(write)
@@ -524,15 +246,15 @@ class SqliteFactStore:
         wanted = list(dict.fromkeys(ids))
         if not wanted:
             return {}
-        sql = f"SELECT {_COLUMNS} FROM facts WHERE scope = ? AND id IN ({_marks(len(wanted))})"
+        sql = f"SELECT {FACT_COLUMNS} FROM facts WHERE scope = ? AND id IN ({_marks(len(wanted))})"
         rows = self._read(lambda c: c.execute(sql, [self.scope, *wanted]).fetchall())
-        return {row[0]: _fact(row) for row in rows}
+        return {row[0]: fact_from_row(row) for row in rows}
 
     def list_facts(self, filt: FactFilter) -> list[Fact]:
         """Facts admitted by ``filt``, oldest first."""
         where, args = where_admitted(self.scope, filt)
-        sql = f"SELECT {_COLUMNS} FROM facts f WHERE {where} ORDER BY f.recorded_us, f.id"
-        return [_fact(row) for row in self._read(lambda c: c.execute(sql, args).fetchall())]
+        sql = f"SELECT {FACT_COLUMNS} FROM facts f WHERE {where} ORDER BY f.recorded_us, f.id"
+        return [fact_from_row(row) for row in self._read(lambda c: c.execute(sql, args).fetchall())]
 
     def vector_shas(self) -> dict[str, str]:
         """Fact id -> sha256 of the text its stored vector was computed from."""
@@ -596,16 +318,9 @@ class SqliteFactStore:
                 lambda c: c.execute(f"SELECT f.id FROM facts f WHERE {where}", args).fetchall()
             )
         }
-        rows = np.array([i for i, fid in enumerate(matrix.ids) if fid in allowed], dtype=np.intp)
-        if len(rows) == 0:
-            return []
-        q = np.asarray(query, dtype=np.float32)
-        norm = float(np.linalg.norm(q))
-        scores = matrix.vectors[rows] @ (q / norm if norm > 0 else q)
-        order = np.argsort(-scores, kind="stable")[:limit]
-        return [(matrix.ids[rows[i]], float(scores[i])) for i in order]
+        return matrix.search(query, allowed, limit)
 
-    def _load_matrix(self) -> _Matrix:
+    def _load_matrix(self) -> FactMatrix:
         def version(conn: sqlite3.Connection) -> int:
             return int(conn.execute("PRAGMA data_version").fetchone()[0])
 
@@ -619,11 +334,5 @@ class SqliteFactStore:
                 (self.scope,),
             ).fetchall()
         )
-        if rows:
-            vectors = np.vstack([np.frombuffer(blob, dtype=np.float32) for _, blob in rows])
-            norms = np.linalg.norm(vectors, axis=1, keepdims=True)
-            np.divide(vectors, norms, out=vectors, where=norms > 0)
-        else:
-            vectors = np.zeros((0, 0), dtype=np.float32)
-        self._matrix = _Matrix(current, [r[0] for r in rows], vectors)
+        self._matrix = FactMatrix.from_rows(current, rows)
         return self._matrix

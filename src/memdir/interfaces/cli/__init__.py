@@ -2,6 +2,11 @@
 
 Every command parses its arguments, calls one ``Memory`` method and renders
 the result. Errors become one line on stderr and exit code 1.
+
+Command modules import only typer, rich and ``memdir.errors`` at module level;
+``Memory``, the settings, models, servers and database drivers are imported
+inside the commands that use them, so ``memdir --help`` and every
+``memdir <command> --help`` stay fast (tests/cli/test_cli_imports.py checks).
 """
 
 from __future__ import annotations

@@ -8,15 +8,16 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field, is_dataclass
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from typer.core import TyperGroup
 
-from memdir.config import LoadedSettings, load_settings, parse_overrides
 from memdir.errors import MemdirError
+
+if TYPE_CHECKING:
+    from memdir.config import LoadedSettings
 
 console = Console()
 err_console = Console(stderr=True)
@@ -56,6 +57,8 @@ class AppState:
     overrides: list[str] = field(default_factory=list)
 
     def settings(self) -> LoadedSettings:
+        from memdir.config import load_settings, parse_overrides
+
         return load_settings(self.home, parse_overrides(self.overrides))
 
     def open_memory(self, agent: str | None = None) -> Any:
@@ -96,6 +99,8 @@ def progress_bar(label: str) -> Iterator[Callable[[int, int, str], None] | None]
     if not err_console.is_terminal:
         yield None
         return
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
     columns = (TextColumn(label), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                TextColumn("{task.description}"))  # fmt: skip
     with Progress(*columns, console=err_console, transient=True) as bar:

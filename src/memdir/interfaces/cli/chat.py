@@ -7,25 +7,19 @@ Parses the options, builds the model and the ``Memory``, hands the loop to
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from memdir import composition
-from memdir.agent import (
-    AgentEvent,
-    ChatAgent,
-    finish_chat,
-    prepare_workspace,
-    run_chat,
-    scripted_model_from_env,
-)
-from memdir.config import LoadedSettings
 from memdir.interfaces.cli._app import console, state
-from memdir.llm import ChatModel
+
+if TYPE_CHECKING:  # the agent, models and memory load when `chat` runs, not for --help
+    from memdir.agent import AgentEvent
+    from memdir.config import LoadedSettings
+    from memdir.llm import ChatModel
 
 EXTRACTION_WAIT_S = 60.0
 PROMPT = "you> "
@@ -65,6 +59,9 @@ def chat(
     ] = None,
 ) -> None:
     """Talk with your agent in the terminal: memory tools, compaction, learnings, /help."""
+    from memdir import composition
+    from memdir.agent import ChatAgent, finish_chat, prepare_workspace, run_chat
+
     app_state = state(ctx)
     loaded = app_state.settings()
     if loaded.settings.llm.provider in ("none", ""):
@@ -89,6 +86,7 @@ def chat(
 
 def _open(loaded: LoadedSettings, agent_id: str | None) -> tuple[ChatModel, Any]:
     """The conversation model and the ``Memory`` (whose model does the curation)."""
+    from memdir.agent import scripted_model_from_env
     from memdir.memory import Memory
 
     if loaded.settings.llm.provider == "scripted":  # testing aid: see docs/chat.md

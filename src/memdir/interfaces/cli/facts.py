@@ -8,7 +8,6 @@ from typing import Annotated
 import typer
 
 from memdir.interfaces.cli._app import JsonOption, make_app, print_json, state
-from memdir.tools import render_fact, render_recall, render_save
 
 facts_app = make_app("Inspect structured facts.")
 
@@ -38,6 +37,8 @@ def save(
     as_json: JsonOption = False,
 ) -> None:
     """Save a fact to today's daily note and the facts store (the memory_save tool)."""
+    from memdir.tools import render_save
+
     with state(ctx).open_memory() as memory:
         outcome = memory.save(content, category=category, importance=importance)
     if as_json:
@@ -55,6 +56,8 @@ def recall(
     as_json: JsonOption = False,
 ) -> None:
     """Recall the facts that answer a question (the memory_recall tool)."""
+    from memdir.tools import render_recall
+
     with state(ctx).open_memory() as memory:
         memory.sync()
         facts = memory.recall(query, category=category, as_of=as_of, limit=limit)
@@ -72,6 +75,8 @@ def forget(
     as_json: JsonOption = False,
 ) -> None:
     """Hide a fact from recall; the reason is written to the daily note (memory_forget)."""
+    from memdir.tools import render_fact
+
     if (fact_id is None) == (query is None):
         raise typer.BadParameter("give exactly one of --id or --query")
     with state(ctx).open_memory() as memory:
@@ -93,6 +98,8 @@ def facts_list(
     as_json: JsonOption = False,
 ) -> None:
     """List facts valid now (or --as-of), oldest first; --all shows their history too."""
+    from memdir.tools import render_fact
+
     with state(ctx).open_memory() as memory:
         memory.sync()
         facts = memory.list_facts(category, as_of, include_superseded=all_, include_forgotten=all_)

@@ -12,20 +12,17 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from memdir.errors import ConfigError
 from memdir.interfaces.cli._app import JsonOption, print_json, state
-from memdir.store.postgres.files import (
-    PostgresFileTable,
-    TransferReport,
-    export_to_directory,
-    import_from_directory,
-)
 
-Transfer = Callable[..., TransferReport]
+if TYPE_CHECKING:  # the PostgreSQL driver loads when a transfer runs, not for --help
+    from memdir.store.postgres.files import TransferReport
+
+Transfer = Callable[..., "TransferReport"]
 
 DsnOption = Annotated[
     str | None,
@@ -100,6 +97,8 @@ def _run(
     dry_run: bool,
     as_json: bool,
 ) -> None:
+    from memdir.store.postgres.files import PostgresFileTable
+
     dsn, schema, home = _target(ctx, dsn, schema)
     with PostgresFileTable.open(dsn, schema) as table:
         report = transfer(table, home, force=force, dry_run=dry_run)
@@ -115,6 +114,8 @@ def export_files(
     as_json: JsonOption = False,
 ) -> None:
     """Write the workspace files kept in PostgreSQL into the home (every agent and global)."""
+    from memdir.store.postgres.files import export_to_directory
+
     _run(ctx, export_to_directory, dsn, schema, force, dry_run, as_json)
 
 
@@ -127,4 +128,6 @@ def import_files(
     as_json: JsonOption = False,
 ) -> None:
     """Copy the home's workspace files (every agent and global) into PostgreSQL."""
+    from memdir.store.postgres.files import import_from_directory
+
     _run(ctx, import_from_directory, dsn, schema, force, dry_run, as_json)

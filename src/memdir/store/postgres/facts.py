@@ -32,17 +32,8 @@ import numpy as np
 
 from memdir.errors import InvalidInputError, StoreError
 from memdir.store.base import EmbedderIdentity
-from memdir.store.facts_sqlite import (
-    Fact,
-    FactEvent,
-    FactFilter,
-    FactStamp,
-    Vector,
-    check_identity,
-    identity_from_meta,
-    identity_rows,
-    to_us,
-)
+from memdir.store.fact_records import Fact, FactEvent, FactFilter, FactStamp, Vector
+from memdir.store.fact_rows import check_identity, identity_from_meta, identity_rows
 from memdir.store.postgres import facts_sql as sql
 from memdir.store.postgres import schema as ddl
 from memdir.store.postgres.connect import (
@@ -55,6 +46,7 @@ from memdir.store.postgres.connect import (
     translate_errors,
 )
 from memdir.store.postgres.fulltext import parse_expression, websearch_text
+from memdir.store.times import to_us
 
 if TYPE_CHECKING:
     import psycopg

@@ -18,7 +18,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from memdir.store.facts_sqlite import Fact, FactEvent, FactFilter, from_us, to_us, where_admitted
+from memdir.store.fact_records import Fact, FactEvent, FactFilter
+from memdir.store.fact_rows import where_admitted
+from memdir.store.times import from_us, to_us
 
 _F001 = [
     "CREATE TABLE fact_meta (key text PRIMARY KEY, value text NOT NULL)",

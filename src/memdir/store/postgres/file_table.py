@@ -26,7 +26,6 @@ from types import TracebackType
 from typing import Any, Literal, TypeVar
 
 from memdir.errors import InvalidInputError, InvalidPathError, StoreError
-from memdir.store.facts_sqlite import from_us, to_us
 from memdir.store.postgres import schema as ddl
 from memdir.store.postgres.connect import (
     Connections,
@@ -37,6 +36,7 @@ from memdir.store.postgres.connect import (
     run_retrying,
     translate_errors,
 )
+from memdir.store.times import from_us, to_us
 from memdir.workspace import validate_agent_id, validate_relative_path
 
 T = TypeVar("T")

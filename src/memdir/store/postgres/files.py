@@ -38,7 +38,6 @@ from pathlib import Path
 from typing import Literal
 
 from memdir.errors import InvalidInputError, MemdirError
-from memdir.store.facts_sqlite import from_us
 from memdir.store.postgres.file_table import (
     AGENT_PREFIX,
     DEFAULT_SCHEMA,
@@ -50,6 +49,7 @@ from memdir.store.postgres.file_table import (
     check_source,
     decide_put,
 )
+from memdir.store.times import from_us
 from memdir.workspace import list_markdown, resolve_inside, validate_agent_id
 from memdir.workspace.atomic import fsync_directory
 

@@ -1,0 +1,119 @@
+"""Row codecs of the facts tables: values to SQL parameters and rows back to values.
+
+Owns how a ``Fact`` and a ``FactEvent`` become the parameters of an insert
+(and a ``facts`` row becomes a ``Fact`` again), the ``WHERE`` conditions that
+admit facts for a ``FactFilter`` (written for either driver's placeholder, so
+the SQLite and PostgreSQL stores share them), and the ``fact_meta`` rows that
+record the embedder identity, with the check that a store's vectors match it.
+Times go through ``memdir.store.times``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from memdir.errors import IndexMismatchError
+from memdir.store.base import EmbedderIdentity
+from memdir.store.fact_records import Fact, FactEvent, FactFilter
+from memdir.store.times import from_us, maybe_from_us, maybe_to_us, to_us
+
+
+def fact_from_row(row: Any) -> Fact:
+    """A ``Fact`` from a row of ``fact_schema.FACT_COLUMNS``."""
+    (fid, text, cat, imp, rec, vfrom, vto, sup, path, line, count, last, fus, reason) = row
+    return Fact(
+        fid, text, cat, imp, from_us(rec), from_us(vfrom), maybe_from_us(vto), sup, path, line,
+        count, maybe_from_us(last), maybe_from_us(fus), reason,
+    )  # fmt: skip
+
+
+def fact_row(scope: str, fact: Fact) -> tuple[object, ...]:
+    """The parameters of ``fact_schema.UPSERT_FACT`` for ``fact`` in ``scope``."""
+    return (
+        fact.id,
+        scope,
+        fact.text,
+        fact.category,
+        fact.importance,
+        to_us(fact.recorded_at),
+        to_us(fact.valid_from),
+        maybe_to_us(fact.valid_to),
+        fact.supersedes,
+        fact.source_path,
+        fact.source_line,
+        fact.access_count,
+        maybe_to_us(fact.last_access),
+        maybe_to_us(fact.forgotten_at),
+        fact.forgotten_reason,
+    )
+
+
+def event_values(e: FactEvent) -> tuple[object, ...]:
+    """The ``fact_events`` columns after ``scope``, in table order."""
+    return (
+        e.path,
+        e.line,
+        e.kind,
+        e.fact_id,
+        to_us(e.at),
+        e.text,
+        e.category,
+        e.importance,
+        e.supersedes,
+        e.reason,
+    )
+
+
+def event_from_row(row: Any) -> FactEvent:
+    """A ``FactEvent`` from a row shaped like ``event_values``."""
+    return FactEvent(*row[:4], from_us(row[4]), *row[5:])  # type: ignore[call-arg]
+
+
+def where_admitted(scope: str, filt: FactFilter, mark: str = "?") -> tuple[str, list[object]]:
+    """SQL conditions (on table alias ``f``) selecting the facts ``filt`` admits.
+
+    ``mark`` is the driver's parameter placeholder: ``?`` for sqlite3, ``%s`` for psycopg.
+    """
+    clauses: list[str] = [f"f.scope = {mark}"]
+    args: list[object] = [scope]
+    if not filt.include_forgotten:
+        clauses.append("f.forgotten_us IS NULL")
+    if filt.as_of is not None:
+        clauses.append(f"f.valid_from_us <= {mark}")
+        args.append(to_us(filt.as_of))
+        if not filt.include_superseded:
+            clauses.append(f"(f.valid_to_us IS NULL OR f.valid_to_us > {mark})")
+            args.append(to_us(filt.as_of))
+    elif not filt.include_superseded:
+        clauses.append("f.valid_to_us IS NULL")
+    if filt.categories is not None:
+        marks = ", ".join([mark] * len(filt.categories)) or "NULL"  # IN (NULL) admits nothing
+        clauses.append(f"f.category IN ({marks})")
+        args.extend(filt.categories)
+    return " AND ".join(clauses), args
+
+
+def identity_from_meta(meta: dict[str, str]) -> EmbedderIdentity | None:
+    """The embedder identity recorded in ``fact_meta`` rows, or None before the first bind."""
+    if "provider" not in meta:
+        return None
+    return EmbedderIdentity(meta["provider"], meta["model"], int(meta["dimensions"]))
+
+
+def identity_rows(identity: EmbedderIdentity) -> list[tuple[str, str]]:
+    """The ``fact_meta`` (key, value) rows that record ``identity``."""
+    return [
+        ("provider", identity.provider),
+        ("model", identity.model),
+        ("dimensions", str(identity.dimensions)),
+    ]
+
+
+def check_identity(location: str, recorded: EmbedderIdentity, wanted: EmbedderIdentity) -> None:
+    """Raise ``IndexMismatchError`` when the facts at ``location`` were embedded otherwise."""
+    if recorded != wanted:
+        raise IndexMismatchError(
+            f"the facts in {location!r} were embedded with {recorded.provider}/"
+            f"{recorded.model} ({recorded.dimensions} dimensions), not {wanted.provider}/"
+            f"{wanted.model} ({wanted.dimensions}); run `memdir index rebuild`"
+        )

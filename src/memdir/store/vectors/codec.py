@@ -1,0 +1,64 @@
+"""The array types of the vector store and the pure functions over them.
+
+Owns how a vector is held (an L2-normalised float32 row), how a stored row is
+decoded from its float32 BLOB, and the sign-bit code the in-memory prefilter
+ranks by: one bit per dimension of ``vector - centre``, packed word-major into
+uint64 so a Hamming distance is an XOR and a popcount per word. Nothing here
+touches a database.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import numpy as np
+import numpy.typing as npt
+
+Vector = npt.NDArray[np.float32]
+Signs = npt.NDArray[np.uint64]
+Rows = npt.NDArray[np.intp]
+StoredRow = tuple[int, str, str, bytes]  # (unit_id, kind, source, float32 blob)
+
+BLOCK_ROWS = 8192  # rows packed or normalised at a time (bounds the temporary copies)
+
+
+def pack_signs(vectors: Vector, centre: Vector) -> Signs:
+    """Sign bits of ``vectors - centre``, word-major: shape (words, rows), uint64."""
+    words = (vectors.shape[1] + 63) // 64
+    out = np.empty((words, len(vectors)), dtype=np.uint64)
+    for start in range(0, len(vectors), BLOCK_ROWS):
+        block = vectors[start : start + BLOCK_ROWS]
+        bits = np.packbits(block > centre, axis=1)
+        padded = np.zeros((len(block), words * 8), dtype=np.uint8)
+        padded[:, : bits.shape[1]] = bits
+        out[:, start : start + len(block)] = padded.view(np.uint64).T
+    return out
+
+
+def hamming(signs: Signs, query: Signs) -> npt.NDArray[np.uint16]:
+    """Hamming distance of every column of ``signs`` to the one-column ``query``."""
+    dist: npt.NDArray[np.uint16] = np.bitwise_count(signs[0] ^ query[0]).astype(np.uint16)
+    for word in range(1, len(signs)):
+        dist += np.bitwise_count(signs[word] ^ query[word])
+    return dist
+
+
+def normalised(vectors: npt.ArrayLike) -> Vector:
+    """A new float32 matrix of ``vectors`` (one or many) scaled to unit length."""
+    out = np.array(vectors, dtype=np.float32, ndmin=2)
+    norms = np.linalg.norm(out, axis=1, keepdims=True)
+    np.divide(out, norms, out=out, where=norms > 0)
+    return out
+
+
+def normalise_in_place(vectors: Vector) -> None:
+    """Scale every row of a writable float32 matrix to unit length, block by block."""
+    for start in range(0, len(vectors), BLOCK_ROWS):
+        block = vectors[start : start + BLOCK_ROWS]
+        norms = np.sqrt(np.einsum("ij,ij->i", block, block))[:, None]
+        np.divide(block, norms, out=block, where=norms > 0)
+
+
+def decode(rows: Iterable[StoredRow]) -> dict[int, Vector]:
+    """Unit id -> a writable copy of its stored float32 vector."""
+    return {r[0]: np.frombuffer(r[3], dtype=np.float32).copy() for r in rows}

@@ -1,0 +1,122 @@
+"""This process's in-memory copy of a backend's vectors, kept fresh through ``vector_log``.
+
+Owns ``VectorMirror`` and the ``StoredVectors`` protocol it reads a backend
+through. Before a search the mirror reads the log's high-water mark (one small
+query); new entries are re-read by id and applied in place, so writes of this
+and other processes are seen without a full reload. A new ``meta.vector_epoch``
+(after ``clear``), a log pruned past what the mirror has seen, or more changes
+than ``RELOAD_SHARE`` of the mirror force a full reload.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from typing import Protocol
+
+import numpy as np
+
+from memdir.store.base import ScoredId, UnitKind
+from memdir.store.vectors.codec import StoredRow, Vector
+from memdir.store.vectors.log import EPOCH_KEY
+from memdir.store.vectors.matrix import UnitMatrix
+
+RELOAD_SHARE = 0.25  # more changed ids than this share of the mirror: reload in full
+
+_STATE_SQL = (
+    "SELECT (SELECT value FROM meta WHERE key = ?), "
+    "(SELECT min(seq) FROM vector_log), (SELECT max(seq) FROM vector_log)"
+)
+
+
+class StoredVectors(Protocol):
+    """How a mirror reads the rows of its backend's table."""
+
+    def read_rows(self, conn: sqlite3.Connection, ids: Sequence[int] | None) -> Iterable[StoredRow]:
+        """Rows for ``ids`` (absent ids are missing), or every row when ``ids`` is None."""
+        ...
+
+
+class VectorMirror:
+    """This process's in-memory copy of a backend's vectors, kept fresh by ``vector_log``."""
+
+    def __init__(self, stored: StoredVectors) -> None:
+        self._stored = stored
+        self._kinds: dict[str, UnitMatrix] = {}
+        self._state: tuple[str, int] | None = None  # (epoch, last log seq applied)
+        self.full_loads = 0
+
+    @property
+    def nbytes(self) -> int:
+        """Memory held by the mirror's arrays (about 1.6 KB per 384-d vector)."""
+        return sum(m.nbytes for m in self._kinds.values())
+
+    def search(
+        self,
+        conn: sqlite3.Connection,
+        query: Vector,
+        sources: Sequence[str],
+        kind: UnitKind,
+        limit: int,
+    ) -> list[ScoredId]:
+        self.refresh(conn)
+        matrix = self._kinds.get(kind)
+        return [] if matrix is None else matrix.search(query, sources, limit)
+
+    def refresh(self, conn: sqlite3.Connection) -> None:
+        """Apply the vector writes logged since the last refresh (one snapshot)."""
+        own = not conn.in_transaction
+        if own:
+            conn.execute("BEGIN")
+        try:
+            epoch, low, high = conn.execute(_STATE_SQL, (EPOCH_KEY,)).fetchone()
+            state = (str(epoch or ""), int(high or 0))
+            seen = self._state
+            if seen is None or seen[0] != state[0] or state[1] < seen[1]:
+                self._load_all(conn)
+            elif low is not None and low > seen[1] + 1:
+                self._load_all(conn)  # the log was pruned past what we have seen
+            elif state[1] > seen[1]:
+                self._apply(conn, seen[1])
+            self._state = state
+        finally:
+            if own:
+                conn.execute("COMMIT")
+
+    def _apply(self, conn: sqlite3.Connection, after: int) -> None:
+        ids = [
+            r[0]
+            for r in conn.execute("SELECT DISTINCT unit_id FROM vector_log WHERE seq > ?", (after,))
+        ]
+        size = sum(m.count for m in self._kinds.values())
+        if len(ids) > RELOAD_SHARE * size + 1000:
+            self._load_all(conn)
+            return
+        rows = self._stored.read_rows(conn, ids)
+        for matrix in self._kinds.values():
+            matrix.remove(ids)
+        self._insert(rows)
+
+    def _load_all(self, conn: sqlite3.Connection) -> None:
+        self._kinds = {}
+        by_kind: dict[str, tuple[list[int], list[str], bytearray]] = {}
+        for uid, kind, source, blob in self._stored.read_rows(conn, None):
+            ids, sources, data = by_kind.setdefault(kind, ([], [], bytearray()))
+            ids.append(uid)
+            sources.append(source)
+            data += blob
+        for kind, (ids, sources, data) in by_kind.items():
+            vectors = np.frombuffer(data, dtype=np.float32).reshape(len(ids), -1)
+            self._kinds[kind] = UnitMatrix.from_rows(ids, sources, vectors)
+        self.full_loads += 1
+
+    def _insert(self, rows: Iterable[StoredRow]) -> None:
+        by_kind: dict[str, list[StoredRow]] = defaultdict(list)
+        for row in rows:
+            by_kind[row[1]].append(row)
+        for kind, group in by_kind.items():
+            vectors = np.frombuffer(b"".join(r[3] for r in group), dtype=np.float32)
+            vectors = vectors.reshape(len(group), -1)
+            matrix = self._kinds.setdefault(kind, UnitMatrix(vectors.shape[1]))
+            matrix.upsert([r[0] for r in group], [r[2] for r in group], vectors)

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 from pydantic_settings import BaseSettings, EnvSettingsSource, SettingsConfigDict
 
 from memdir.errors import ConfigError
@@ -106,6 +106,29 @@ class StoreSettings(_Section):
     schema_name: str = Field("memdir", pattern=r"^[a-z_][a-z0-9_]{0,62}$")
     vector_index: Literal["exact", "hnsw"] = "exact"
     pool_size: int = Field(1, ge=1, le=64)
+    workspace_files: Literal["local", "postgres"] = "local"
+    files_schema: str | None = Field(None, pattern=r"^[a-z_][a-z0-9_]{0,62}$")
+
+    @property
+    def files_schema_name(self) -> str:
+        """The files table's schema: ``files_schema``, else ``<schema_name>_files``."""
+        return self.files_schema or f"{self.schema_name}_files"
+
+    @model_validator(mode="after")
+    def _check_workspace_files(self) -> StoreSettings:
+        if self.workspace_files == "postgres" and (self.backend != "postgres" or not self.dsn):
+            raise ValueError(
+                "workspace_files = 'postgres' serves the workspace from PostgreSQL and needs "
+                "store.backend = 'postgres' and store.dsn (MEMDIR_STORE__BACKEND, "
+                "MEMDIR_STORE__DSN); set both, or set store.workspace_files = 'local'"
+            )
+        if self.files_schema_name == self.schema_name:
+            raise ValueError(
+                f"store.files_schema {self.files_schema!r} is the index schema, which `memdir "
+                "index rebuild` drops; choose another (the default is "
+                f"'{self.schema_name}_files')"
+            )
+        return self
 
 
 class Settings(_Section):
@@ -237,6 +260,9 @@ def load_settings(
     except ValidationError as exc:
         first = exc.errors()[0]
         key = ".".join(str(part) for part in first["loc"])
+        message = first["msg"].removeprefix("Value error, ")  # a check across a section
+        if "." not in key:
+            raise ConfigError(f"invalid [{key}] settings: {message}") from exc
         where = origins.get(key, "configuration")
-        raise ConfigError(f"invalid setting {key} (from {where}): {first['msg']}") from exc
+        raise ConfigError(f"invalid setting {key} (from {where}): {message}") from exc
     return LoadedSettings(settings=settings, home=home_path, origins=origins)

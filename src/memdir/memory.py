@@ -13,6 +13,7 @@ import os
 import platform
 import threading
 from collections.abc import Callable, Mapping
+from contextlib import AbstractContextManager, nullcontext
 from datetime import datetime
 from pathlib import Path
 from types import TracebackType
@@ -67,6 +68,7 @@ from memdir.store.facts_protocol import FactStore
 from memdir.store.postgres import PostgresStore, open_store
 from memdir.store.postgres import StoreSettings as StoreOptions
 from memdir.store.postgres.facts import PostgresFactStore
+from memdir.store.postgres.mirror import WorkspaceMirror, mirrored
 from memdir.store.writer import IndexWriter
 from memdir.tools import TOOLS
 from memdir.workspace import (
@@ -120,6 +122,7 @@ class Memory:
         self.chat_model = chat_model
         self._store: IndexWriter | None = None
         self._facts: FactBook | None = None
+        self._mirror: WorkspaceMirror | None = None  # store.workspace_files = "postgres"
         self._lock = threading.RLock()
 
     # -- opening and closing -------------------------------------------------------
@@ -149,6 +152,13 @@ class Memory:
         return cls(loaded, agent_id, embedder, chat_model)
 
     def close(self) -> None:
+        with self._lock:
+            self._close_index()
+            if self._mirror is not None:
+                self._mirror.close()
+                self._mirror = None
+
+    def _close_index(self) -> None:
         with self._lock:
             if self._store is not None:
                 self._store.close()
@@ -214,33 +224,57 @@ class Memory:
                 self._facts = FactBook(store, self.embedder, self.workspace, decide=decide)
             return self._facts
 
+    def _files_mirror(self) -> WorkspaceMirror | None:
+        """The mirror of the files in PostgreSQL (``store.workspace_files``), or None."""
+        cfg = self.settings.store
+        if cfg.workspace_files != "postgres" or not cfg.dsn:
+            return None
+        with self._lock:
+            if self._mirror is None:
+                self._mirror = WorkspaceMirror.open(cfg.dsn, cfg.files_schema_name, self.home)
+            return self._mirror
+
+    def _hold_files(self, write: bool) -> AbstractContextManager[object]:
+        """Reads pull this workspace from PostgreSQL; writes lock it, pull, run and push."""
+        mirror = self._files_mirror()
+        if mirror is None:
+            return nullcontext()
+        return mirror.hold(source_of(self.agent_id), write, pull=self._sources("agent"))
+
     # -- workspace -----------------------------------------------------------------
+    @mirrored(write=True)
     def init(self, name: str | None = None, description: str | None = None) -> list[str]:
         """Seed the workspace (only missing files); returns the paths created."""
         return self.workspace.seed(name=name, description=description or "")
 
+    @mirrored(write=False)
     def get(self, path: str, from_line: int | None = None, lines: int | None = None) -> FileSlice:
         """A range of a workspace file; ``.text`` carries line numbers (``memory_get``)."""
         return self.workspace.get(path, from_line=from_line, lines=lines)
 
+    @mirrored(write=False)
     def list_files(self, prefix: str = "") -> list[str]:
         return self.workspace.list_files(prefix)
 
+    @mirrored(write=False)
     def read_file(self, path: str) -> str:
         return self.workspace.read_file(path)
 
+    @mirrored(write=True)
     def write_file(self, path: str, content: str) -> str:
         """Create or replace a file atomically; content holding a credential is refused."""
         if isinstance(content, str):
             reject_secrets(content, f"the content for {path!r}")
         return self.workspace.write_file(path, content)
 
+    @mirrored(write=True)
     def edit_file(self, path: str, old_text: str, new_text: str, replace_all: bool = False) -> int:
         """Exact find-and-replace; a ``new_text`` holding a credential is refused."""
         if isinstance(new_text, str):
             reject_secrets(new_text, "the new text")
         return self.workspace.edit_file(path, old_text, new_text, replace_all=replace_all)
 
+    @mirrored(write=True)
     def append_daily(self, text: str, date: datetime | None = None) -> NoteLocation:
         """Append to today's (or ``date``'s) daily note under a lock; returns where it landed.
 
@@ -249,6 +283,11 @@ class Memory:
         if isinstance(text, str):
             reject_secrets(text, "the note")
         return self.workspace.append_daily(text, date=date.date() if date else None)
+
+    @mirrored(write=True)
+    def delete_file(self, path: str) -> None:
+        """Delete a file of this workspace (never a global file read by fallback)."""
+        self.workspace.delete_file(path)
 
     # -- prompt --------------------------------------------------------------------
     def _prompt_inputs(self, now: datetime | None = None) -> PromptInputs:
@@ -281,16 +320,20 @@ class Memory:
             budget=PromptBudget(per_file_chars=cfg.per_file_chars, total_chars=cfg.total_chars),
         )
 
+    @mirrored(write=False)
     def system_prompt(self, now: datetime | None = None) -> str:
         """The system prompt assembled from the workspace (DESIGN.md "System prompt")."""
         return build_system_prompt(self._prompt_inputs(now))
 
+    @mirrored(write=False)
     def context_report(self, now: datetime | None = None) -> ContextReport:
         """Per-file status, raw and injected size of what the system prompt carries."""
         return build_context_report(self._prompt_inputs(now))
 
     # -- index and search ----------------------------------------------------------
     def _source_files(self, all_agents: bool = False) -> tuple[list[SourceFile], list[str]]:
+        if all_agents and (mirror := self._files_mirror()) is not None:
+            mirror.pull(None)  # every agent's workspace, from PostgreSQL
         roots: list[tuple[str, Path]] = [("global", self.workspace.global_root)]
         if self.agent_id is not None and not all_agents:
             roots.append((source_of(self.agent_id), self.workspace.root))
@@ -304,12 +347,15 @@ class Memory:
         return files, [src for src, _ in roots]
 
     def agents(self) -> list[str]:
-        """Ids of the agent workspaces under this home."""
+        """Ids of the agent workspaces under this home (or in PostgreSQL)."""
+        if (mirror := self._files_mirror()) is not None:
+            return mirror.agents()
         agents_dir = self.home / "agents"
         if not agents_dir.is_dir():
             return []
         return sorted(p.name for p in agents_dir.iterdir() if p.is_dir() and _valid_agent(p.name))
 
+    @mirrored(write=False)
     def sync(
         self, progress: ProgressCallback | None = None, all_agents: bool = False
     ) -> SyncReport:
@@ -368,7 +414,7 @@ class Memory:
             sweep_stale_temp_files(root)  # left by writers killed mid-write
         files, sources = self._source_files(all_agents=True)
         with self._lock:
-            self.close()
+            self._close_index()
             if delete:
                 self._delete_store()
             store = self._open_store(None)
@@ -430,6 +476,7 @@ class Memory:
         )
 
     # -- facts -------------------------------------------------------------------
+    @mirrored(write=True)
     def save(
         self, content: str, category: str | None = None, importance: int | None = None
     ) -> SaveOutcome:
@@ -451,6 +498,7 @@ class Memory:
             lambda: self.facts.recall(query, category=category, as_of=as_of, limit=limit)
         )
 
+    @mirrored(write=True)
     def forget(
         self, fact_id: str | None = None, query: str | None = None, reason: str = ""
     ) -> Fact:
@@ -488,6 +536,7 @@ class Memory:
             )
         return transcript_messages(session.load())
 
+    @mirrored(write=True)
     def extract(self, session_id: str, scheduled: bool = False) -> ExtractionResult:
         """Extract durable memory from a finished conversation (model, else heuristics)."""
         return extract_after_conversation(
@@ -497,6 +546,7 @@ class Memory:
             policy=composition.extraction_policy(self.settings),
         )  # fmt: skip
 
+    @mirrored(write=True)
     def consolidate(self, dry_run: bool = False, days: int | None = None) -> ConsolidationResult:
         """Promote what is stable in recent daily notes into MEMORY.md (loss-guarded)."""
         return consolidate(
@@ -504,6 +554,7 @@ class Memory:
             days=days or self.settings.curate.consolidate_days, dry_run=dry_run,
         )  # fmt: skip
 
+    @mirrored(write=True)
     def end_session(self, session_id: str) -> SessionNote | None:
         """Write the last messages of a session as ``memory/YYYY-MM-DD-<slug>.md``."""
         return end_session(

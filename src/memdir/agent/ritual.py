@@ -78,7 +78,7 @@ class BootstrapRitual:
         if not self.active or not self.written >= RITUAL_FILES:
             return False
         try:
-            self.memory.workspace.delete_file(BOOTSTRAP_FILE)
+            self.memory.delete_file(BOOTSTRAP_FILE)
         except NotFoundError:
             return False
         logger.info("first-run ritual complete: deleted %s", BOOTSTRAP_FILE)

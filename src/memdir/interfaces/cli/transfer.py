@@ -30,7 +30,9 @@ DsnOption = Annotated[
 ]
 SchemaOption = Annotated[
     str | None,
-    typer.Option(help="Schema of the files table (default: <store.schema_name>_files)."),
+    typer.Option(
+        help="Schema of the files table (default: store.files_schema, else <schema_name>_files)."
+    ),
 ]
 DryRunOption = Annotated[
     bool, typer.Option("--dry-run", help="Show what would change; write nothing.")
@@ -57,12 +59,12 @@ def _target(ctx: typer.Context, dsn: str | None, schema: str | None) -> tuple[st
             "no PostgreSQL connection string; pass --dsn 'postgresql://user@host/dbname' "
             "or set store.dsn (MEMDIR_STORE__DSN)"
         )
-    schema = schema or f"{store.schema_name}_files"
+    schema = schema or store.files_schema_name
     if schema == store.schema_name:
         raise ConfigError(
             f"--schema {schema!r} is the index schema, which `memdir index rebuild` drops; "
-            "keep the workspace files in another schema (the default is "
-            f"'{store.schema_name}_files')"
+            "keep the workspace files in another schema (the default is store.files_schema, "
+            f"else '{store.schema_name}_files')"
         )
     return dsn, schema, loaded.home
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import hashlib
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from types import TracebackType
@@ -272,14 +272,43 @@ class PostgresFileTable:
         )
         return None if row is None else StoredFile(_info(row[:5]), bytes(row[5]))
 
-    def list_files(self, source: str | None = None) -> list[FileInfo]:
-        """Every file (of ``source``, or of all sources), by source then path; no content."""
+    def get_many(self, keys: Sequence[tuple[str, str]]) -> list[StoredFile]:
+        """The files named by (source, path) ``keys`` that exist, with their bytes (one query)."""
+        if not keys:
+            return []
+        sources, paths = [k[0] for k in keys], [k[1] for k in keys]
+        rows = self._run(
+            lambda c: c.execute(
+                "SELECT f.source, f.path, f.sha256, f.size, f.updated_at, f.content "
+                "FROM workspace_files f JOIN unnest(%s::text[], %s::text[]) AS k(source, path) "
+                "ON f.source = k.source AND f.path = k.path ORDER BY f.source, f.path",
+                (sources, paths),
+            ).fetchall()
+        )
+        return [StoredFile(_info(row[:5]), bytes(row[5])) for row in rows]
+
+    def list_files(self, source: str | Sequence[str] | None = None) -> list[FileInfo]:
+        """Every file (of ``source``, of several sources, or of all), by source then path.
+
+        One query; no content.
+        """
         query = "SELECT source, path, sha256, size, updated_at FROM workspace_files"
         args: tuple[object, ...] = ()
-        if source is not None:
+        if isinstance(source, str):
             query, args = query + " WHERE source = %s", (source,)
+        elif source is not None:
+            query, args = query + " WHERE source = ANY(%s::text[])", (list(source),)
         rows = self._run(lambda c: c.execute(query + " ORDER BY source, path", args).fetchall())
         return [_info(r) for r in rows]
+
+    def list_sources(self) -> list[str]:
+        """The sources that have at least one file, sorted."""
+        rows = self._run(
+            lambda c: c.execute(
+                "SELECT DISTINCT source FROM workspace_files ORDER BY source"
+            ).fetchall()
+        )
+        return [str(row[0]) for row in rows]
 
     def delete(self, source: str, path: str) -> bool:
         """Remove one file; True when it existed."""

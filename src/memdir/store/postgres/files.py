@@ -125,11 +125,12 @@ def _sha(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def write_file_bytes(path: Path, data: bytes, mtime_ns: int) -> None:
+def write_file_bytes(path: Path, data: bytes, mtime_ns: int, *, sync_folder: bool = True) -> None:
     """Replace ``path`` with ``data`` atomically and give it ``mtime_ns``.
 
     The temp file is hidden and never ends in ``.md`` (discovery skips it); an
-    existing file keeps its permission bits.
+    existing file keeps its permission bits. Without ``sync_folder`` the caller
+    fsyncs the folder (once for many files).
     """
     temp = path.parent / f".memdir-export.{secrets.token_hex(6)}.tmp"
     fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o666)
@@ -148,7 +149,8 @@ def write_file_bytes(path: Path, data: bytes, mtime_ns: int) -> None:
     except BaseException:
         temp.unlink(missing_ok=True)
         raise
-    fsync_directory(path.parent)
+    if sync_folder:
+        fsync_directory(path.parent)
 
 
 # -- export: database -> home --------------------------------------------------------------

@@ -1,14 +1,16 @@
 """Benchmark: keyword and vector search over 100,000 units (sqlite-vec and numpy backends).
 
-Run: .venv/bin/python benchmarks/store_search.py [units] [dimensions] [real_texts]
+Run: .venv/bin/python benchmarks/store_search.py [units] [dimensions] [real_texts] [--real-only]
 
 Part 1 (random vectors, both backends): build time and p50/p95 of each store query.
 Part 2 (realistic vectors, numpy backend): ``real_texts`` generated note-like texts
 (default 3,000; 0 skips part 2) are embedded with the local MiniLM model; the rest
 of the ``units`` are mixtures of two real embeddings plus noise (embedding 100k
 texts on 2 cores takes about 25 minutes). Prints p50/p95 of ``vector_search``
-alone and of ``memdir.search.search`` including query embedding, recall@10 and
-@40 of the quantized search against exact cosine, the mirror's memory and RSS.
+alone and of ``memdir.search.search`` including query embedding and of its one
+keyword pass (``keyword_search_kinds``, blocks and chunks), recall@10 and @40 of the
+quantized search against exact cosine, the mirror's memory and RSS, and whether the
+pruned keyword search equals ranking every matching row. ``--real-only`` skips part 1.
 """
 
 from __future__ import annotations
@@ -230,15 +232,14 @@ def report_search(store: SqliteStore, embedder: Embedder, queries: list[str], la
             store, embedder, queries[n % len(queries)], sources=both, options=options
         ),
         "of which query embedding": lambda n: embedder.embed_query(queries[n % len(queries)]),
-        "of which keyword_search x2 (blocks, chunks)": lambda n: [
-            store.keyword_search(
+        "of which keyword_search_kinds (blocks + chunks, one pass)": lambda n: (
+            store.keyword_search_kinds(
                 build_match_expression(queries[n % len(queries)], options.max_terms) or '""',
                 both,
-                kind,
+                ("block", "chunk"),
                 options.candidates,
             )
-            for kind in ("block", "chunk")
-        ],
+        ),
     }
     for name, fn in timings.items():
         p50, p95 = _percentiles(fn, 2 * len(queries))
@@ -249,11 +250,11 @@ def report_search(store: SqliteStore, embedder: Embedder, queries: list[str], la
 def _exact_keyword(
     store: SqliteStore, expression: str, kind: str, limit: int
 ) -> list[tuple[int, float]]:
-    """The unpruned ranking: bm25() of every matching row (what keyword_search must equal)."""
+    """The unpruned ranking: bm25() of every matching row, ties by id (what the store returns)."""
     sql = (
         "SELECT u.id, -bm25(units_fts) FROM units_fts JOIN units u ON u.id = units_fts.rowid "
         "WHERE units_fts MATCH ? AND u.kind = ? AND u.source IN (?, ?) "
-        "ORDER BY bm25(units_fts) LIMIT ?"
+        "ORDER BY bm25(units_fts), u.id LIMIT ?"
     )
     conn = store._conn().conn  # benchmark only: the unpruned query for comparison
     return conn.execute(sql, (expression, kind, *SOURCES, limit)).fetchall()
@@ -262,24 +263,23 @@ def _exact_keyword(
 def report_keyword_exactness(
     store: SqliteStore, queries: list[str], max_terms: int, limit: int, label: str
 ) -> None:
-    """keyword_search (pruned) against the unpruned query: time, overlap@10, equal scores."""
-    exact_ms, overlap, equal = [], [], []
+    """keyword_search_kinds (pruned) against the unpruned query: time, equal ids and scores."""
+    exact_ms, equal_ids, equal_scores = [], [], []
     for query in queries:
         expression = build_match_expression(query, max_terms) or '""'
-        for kind in ("block", "chunk"):
+        found = store.keyword_search_kinds(expression, list(SOURCES), ("block", "chunk"), limit)
+        for kind, got in found.items():
             started = time.thread_time()
             want = _exact_keyword(store, expression, kind, limit)
             exact_ms.append((time.thread_time() - started) * 1000)
-            got = store.keyword_search(expression, list(SOURCES), kind, limit)  # type: ignore[arg-type]
-            top = {uid for uid, _ in want[:10]}
-            overlap.append(len(top & {h.unit_id for h in got[:10]}) / max(1, len(top)))
+            equal_ids.append([h.unit_id for h in got] == [uid for uid, _ in want])
             scores = [round(h.score, 6) for h in got]
-            equal.append(scores == [round(max(0.0, s), 6) for _, s in want])
+            equal_scores.append(scores == [round(max(0.0, s), 6) for _, s in want])
     print(
-        f"[real] {label}: unpruned keyword_search (one kind) CPU p50 "
+        f"[real] {label}: unpruned keyword query (one kind) CPU p50 "
         f"{np.percentile(exact_ms, 50):.1f} ms, p95 {np.percentile(exact_ms, 95):.1f} ms; "
-        f"pruned overlap@10 (by id; ties may swap) mean {np.mean(overlap):.3f}, "
-        f"identical score lists {np.mean(equal):.3f}"
+        f"pruned one-pass search: identical id lists {np.mean(equal_ids):.3f}, "
+        f"identical score lists {np.mean(equal_scores):.3f}"
     )
 
 
@@ -298,16 +298,19 @@ def report_recall(
         print(f"[real] recall@{k} vs exact: mean {np.mean(hits):.3f}, min {np.min(hits):.2f}")
 
 
-def main(units: int, dims: int, real: int) -> None:
+def main(units: int, dims: int, real: int, random_vectors: bool = True) -> None:
     with tempfile.TemporaryDirectory() as tmp:
-        random_part(units, dims, Path(tmp))
+        if random_vectors:
+            random_part(units, dims, Path(tmp))
         if real > 0:
             realistic_part(units, real, Path(tmp))
 
 
 if __name__ == "__main__":
+    args = [a for a in sys.argv[1:] if a != "--real-only"]
     main(
-        int(sys.argv[1]) if len(sys.argv) > 1 else 100_000,
-        int(sys.argv[2]) if len(sys.argv) > 2 else 384,
-        int(sys.argv[3]) if len(sys.argv) > 3 else 3_000,
+        int(args[0]) if len(args) > 0 else 100_000,
+        int(args[1]) if len(args) > 1 else 384,
+        int(args[2]) if len(args) > 2 else 3_000,
+        random_vectors="--real-only" not in sys.argv[1:],
     )

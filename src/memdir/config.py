@@ -50,9 +50,9 @@ class IndexSettings(_Section):
 class SearchSettings(_Section):
     max_results: int = Field(6, ge=1, le=100)
     min_score: float = Field(0.0, ge=0.0)
-    fusion: Literal["rrf", "weighted"] = "rrf"
-    vector_weight: float = Field(0.7, ge=0.0, le=1.0)
-    text_weight: float = Field(0.3, ge=0.0, le=1.0)
+    fusion: Literal["relative", "rrf", "weighted"] = "relative"
+    vector_weight: float = Field(0.35, ge=0.0, le=1.0)
+    text_weight: float = Field(0.65, ge=0.0, le=1.0)
     recency_half_life_days: float = Field(30.0, gt=0)
     mmr: bool = False
     mmr_lambda: float = Field(0.7, ge=0.0, le=1.0)

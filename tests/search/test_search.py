@@ -61,6 +61,29 @@ def test_keyword_only_without_embedder(make_index: Index, notes: dict[str, str])
     assert results[1].score < results[0].score
 
 
+def test_default_fusion_keeps_keyword_margins(make_index: Index) -> None:
+    filler = "".join(f"- Chore {n}: water the plants and tidy desk {n}.\n" for n in range(12))
+    notes = {
+        "memory/2024-03-01.md": (
+            "# 2024-03-01\n\n"
+            "- The kafka upgrade of the ingest pipeline is done.\n\n"
+            "Other things happened that day, in a long paragraph about the team offsite, "
+            "the lunch menu, the weather and a pipeline of unrelated chores.\n"
+        ),
+        "memory/2024-03-02.md": "# 2024-03-02\n\n" + filler,
+    }
+    store = make_index(notes, with_vectors=False)
+    options = {"neighbour_share": 0.0, "chunk_share": 0.0, "recency_max_boost": 0.0}
+    first, second = run(store, None, "kafka upgrade ingest pipeline", **options)[:2]
+    assert first.breakdown["fused"] == pytest.approx(1.0)
+    # the weak match keeps its BM25 ratio to the best; rank fusion would give it 11/12
+    ratio = second.breakdown["bm25_raw"] / first.breakdown["bm25_raw"]
+    assert ratio < 0.5
+    assert second.breakdown["fused"] == pytest.approx(ratio, rel=1e-3)
+    ranked = run(store, None, "kafka upgrade ingest pipeline", fusion="rrf", **options)
+    assert ranked[1].breakdown["fused"] == pytest.approx(11 / 12, abs=1e-5)
+
+
 def test_no_neighbours_when_share_is_zero(make_index: Index, notes: dict[str, str]) -> None:
     store = make_index(notes, with_vectors=False)
     results = run(store, None, "ramen", neighbour_share=0.0)
@@ -168,10 +191,11 @@ def test_empty_query_is_an_error(notes_store: SqliteStore) -> None:
         {"mmr_lambda": 2.0},
         {"rrf_k": 0},
         {"fusion": "weighted", "vector_weight": 0.0, "text_weight": 0.0},
+        {"fusion": "relative", "vector_weight": 0.0, "text_weight": 0.0},
     ],
 )
 def test_bad_options_are_errors(bad: dict[str, object]) -> None:
-    with pytest.raises(InvalidInputError, match=r"search option|weighted"):
+    with pytest.raises(InvalidInputError, match=r"search option|fusion needs"):
         SearchOptions(**bad)  # type: ignore[arg-type]
 
 

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import random
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import pytest
 
 from memdir.store import FileStamp, FileWrite, SqliteStore, Unit, fts
+from memdir.store.base import UnitKind
 from memdir.store.fts import split_phrases, term_bound
 
 COMMON = ["alpha", "beta", "gamma", "delta"]
@@ -47,19 +48,26 @@ def store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SqliteStore]:
     opened.close()
 
 
-def _exact(
+def _exact_rows(
     store: SqliteStore, expression: str, sources: list[str], kind: str, limit: int
-) -> list[float]:
+) -> list[tuple[int, float]]:
+    """The unpruned ranking: bm25() of every matching row, ties by id."""
     conn = sqlite3.connect(store.path)
     marks = ", ".join("?" * len(sources))
     rows = conn.execute(
-        "SELECT -bm25(units_fts) FROM units_fts JOIN units u ON u.id = units_fts.rowid "
+        "SELECT u.id, -bm25(units_fts) FROM units_fts JOIN units u ON u.id = units_fts.rowid "
         f"WHERE units_fts MATCH ? AND u.kind = ? AND u.source IN ({marks}) "
-        "ORDER BY bm25(units_fts) LIMIT ?",
+        "ORDER BY bm25(units_fts), u.id LIMIT ?",
         (expression, kind, *sources, limit),
     ).fetchall()
     conn.close()
-    return [float(r[0]) for r in rows]
+    return [(int(r[0]), float(r[1])) for r in rows]
+
+
+def _exact(
+    store: SqliteStore, expression: str, sources: list[str], kind: str, limit: int
+) -> list[float]:
+    return [score for _, score in _exact_rows(store, expression, sources, kind, limit)]
 
 
 EXPRESSIONS = [
@@ -94,19 +102,21 @@ def test_pruned_path_runs_and_skips_the_full_query(
     real = fts.top_units
 
     def spy(query: fts.Query, *args: object, **kwargs: object) -> object:
-        def recording(match: str, count: int) -> list[tuple[int, float]]:
+        def recording(
+            match: str, kinds: Sequence[UnitKind], count: int
+        ) -> dict[UnitKind, fts.Ranked]:
             expressions.append(match)
-            return query(match, count)
+            return query(match, kinds, count)
 
         answers.append(real(recording, *args, **kwargs))  # type: ignore[arg-type]
         return answers[-1]
 
-    monkeypatch.setattr("memdir.store.sqlite.top_units", spy)
+    monkeypatch.setattr("memdir.store.fts.top_units", spy)
     expression = '"alpha" OR "beta" OR "gamma" OR "delta"'
-    hits = store.keyword_search(expression, ["global", "agent:a"], "block", 10)
-    assert len(hits) == 10
-    assert answers, "the pruned search did not run"
-    assert answers[0] is not None, "the pruned search did not prove its answer"
+    found = store.keyword_search_kinds(expression, ["global", "agent:a"], ("block", "chunk"), 10)
+    assert [len(found[kind]) for kind in ("block", "chunk")] == [10, 10]
+    assert len(answers) == 1, "the pruned search did not run once for both kinds"
+    assert None not in answers[0].values(), "the pruned search did not prove its answer"  # type: ignore[attr-defined]
     assert all(" AND " in e for e in expressions)  # every region narrows the match
 
 
@@ -157,3 +167,92 @@ def test_other_expressions_keep_working(store: SqliteStore) -> None:
         h for h in store.keyword_search('"kiwi" AND "alpha"', both, "block", 5)
     ]
     assert store.keyword_search("alpha", both, "block", 3)
+
+
+def _tiled_texts(count: int, distinct: int = 150, seed: int = 5) -> list[str]:
+    """Few distinct texts, each repeated many times: scores tie everywhere."""
+    base = _texts(distinct, seed)
+    rng = random.Random(seed)
+    return [rng.choice(base) for _ in range(count)]
+
+
+@pytest.fixture(scope="module")
+def tiled(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SqliteStore]:
+    path = tmp_path_factory.mktemp("tiled") / "index.db"
+    texts = _tiled_texts(9_000)
+    opened = SqliteStore.open(path)
+    writes = []
+    for n in range(0, len(texts), 30):
+        source = "global" if n % 90 else "agent:a"
+        units = [
+            Unit(source, f"t{n}.md", "chunk" if (n + i) % 5 == 0 else "block", i + 1, i + 1, text)
+            for i, text in enumerate(texts[n : n + 30])
+        ]
+        writes.append(FileWrite(FileStamp(source, f"t{n}.md", str(n), 1, 1), units, None))
+    opened.write_files(writes)
+    yield opened
+    opened.close()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("corpus", ["store", "tiled"])
+@pytest.mark.parametrize("expression", EXPRESSIONS)
+def test_one_pass_for_both_kinds_equals_one_kind_at_a_time(
+    corpus: str, expression: str, request: pytest.FixtureRequest
+) -> None:
+    """keyword_search_kinds gives each kind exactly keyword_search's list: ids, order, scores.
+
+    Both also equal the unpruned query (ties by id), on a random corpus and on one whose
+    texts repeat (where scores tie).
+    """
+    store: SqliteStore = request.getfixturevalue(corpus)
+    for sources in (["global", "agent:a"], ["agent:a"]):
+        for limit in (1, 10, 40, 200):
+            found = store.keyword_search_kinds(expression, sources, ("block", "chunk"), limit)
+            assert list(found) == ["block", "chunk"]
+            for kind in ("block", "chunk"):
+                alone = store.keyword_search(expression, sources, kind, limit)  # type: ignore[arg-type]
+                assert found[kind] == alone  # type: ignore[index]
+                got = [(h.unit_id, round(h.score, 9)) for h in alone]
+                want = _exact_rows(store, expression, sources, kind, limit)
+                assert got == [(uid, round(max(0.0, s), 9)) for uid, s in want]
+
+
+@pytest.mark.slow
+def test_a_kind_the_regions_cannot_prove_gets_the_full_query(
+    tiled: SqliteStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    answers: list[dict[UnitKind, object]] = []
+    real = fts.top_units
+
+    def spy(*args: object, **kwargs: object) -> dict[UnitKind, object]:
+        answers.append(real(*args, **kwargs))  # type: ignore[arg-type]
+        return answers[-1]
+
+    monkeypatch.setattr("memdir.store.fts.top_units", spy)
+    expression, sources = '"alpha" OR "beta" OR "gamma" OR "delta"', ["agent:a"]
+    found = tiled.keyword_search_kinds(expression, sources, ("block", "chunk"), 200)
+    assert answers, "the pruned search did not run"
+    assert answers[-1]["chunk"] is None, "expected too few chunks in the regions to prove them"
+    assert answers[-1]["block"] is not None
+    for kind in ("block", "chunk"):
+        want = _exact_rows(tiled, expression, sources, kind, 200)
+        assert [h.unit_id for h in found[kind]] == [uid for uid, _ in want]  # type: ignore[index]
+
+
+def test_kinds_are_keys_even_without_hits(tmp_path: Path) -> None:
+    with SqliteStore.open(tmp_path / "i.db") as store:
+        units = [Unit("global", "a.md", "block", 1, 1, "green tea")]
+        store.write_files([FileWrite(FileStamp("global", "a.md", "1", 1, 1), units, None)])
+        both: tuple[UnitKind, ...] = ("block", "chunk")
+        found = store.keyword_search_kinds('"tea"', ["global"], both, 5)
+        assert [len(found["block"]), found["chunk"]] == [1, []]
+        assert store.keyword_search_kinds('"tea"', [], both, 5) == {"block": [], "chunk": []}
+        assert store.keyword_search_kinds('"tea"', ["global"], both, 0) == {
+            "block": [],
+            "chunk": [],
+        }
+        assert store.keyword_search_kinds('"tea"', ["global"], (), 5) == {}
+        twice = store.keyword_search_kinds('"tea"', ["global"], ("block", "block"), 5)
+        assert list(twice) == ["block"]
+        assert twice["block"] == found["block"]

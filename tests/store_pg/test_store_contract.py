@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import random
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -81,6 +82,61 @@ def test_keyword_search_prefers_the_unit_matching_more_terms(
     sync_files(store, None, _workspace(tmp_path / "ws"), sources=["global"])
     hits = store.keyword_search('"green" OR "tea"', ["global"], "block", 10)
     assert "green tea" in store.get_units([hits[0].unit_id])[hits[0].unit_id].text
+
+
+def _random_units(store: Any, seed: int = 11) -> None:
+    """Units of both kinds in two sources; a third of the texts repeat (scores tie)."""
+    rng = random.Random(seed)
+    words = [f"w{n}" for n in range(30)] + ["tea", "green", "deploy", "python"]
+    writes = []
+    for number in range(24):
+        source, path = ("global" if number % 3 else "agent:a"), f"memory/f{number}.md"
+        texts = [" ".join(rng.choices(words, k=rng.randint(2, 14))) for _ in range(9)]
+        texts += texts[:4]
+        units = [
+            Unit(source, path, "chunk" if i % 4 == 0 else "block", i + 1, i + 1, text)
+            for i, text in enumerate(texts)
+        ]
+        writes.append(FileWrite(FileStamp(source, path, f"{number:064}", 1, 1), units))
+    store.write_files(writes)
+
+
+KIND_EXPRESSIONS = [
+    '"tea" OR "green"',
+    '"w1" OR "w2" OR "w3" OR "deploy" OR "python"',
+    '"tea" "green"',
+    '"w7"',
+    '"zebra" OR "tea"',
+    '"zebra"',
+]
+
+
+def test_keyword_search_kinds_equals_one_kind_at_a_time(open_store: OpenStore) -> None:
+    """One full-text pass for both unit kinds ranks each kind as a query for it alone.
+
+    Higher score first, ties by lower unit id, each unit of the kind it is listed under.
+    """
+    store = open_store()
+    _random_units(store)
+    both: tuple[str, ...] = ("block", "chunk")
+    for expression in KIND_EXPRESSIONS:
+        for sources in (["global"], ["agent:a"], ["global", "agent:a"]):
+            everything = {k: store.keyword_search(expression, sources, k, 1_000) for k in both}
+            for limit in (1, 5, 40):
+                found = store.keyword_search_kinds(expression, sources, both, limit)
+                assert list(found) == list(both)
+                for kind in both:
+                    assert found[kind] == store.keyword_search(expression, sources, kind, limit)
+                    assert found[kind] == everything[kind][:limit]
+                    order = [(-h.score, h.unit_id) for h in everything[kind]]
+                    assert order == sorted(order)
+                    units = store.get_units(h.unit_id for h in everything[kind])
+                    assert {(u.kind, u.source in sources) for u in units.values()} <= {(kind, True)}
+    assert store.keyword_search_kinds('"tea"', [], both, 5) == {"block": [], "chunk": []}
+    assert store.keyword_search_kinds('"tea"', ["global"], (), 5) == {}
+    assert list(store.keyword_search_kinds('"tea"', ["global"], ("chunk", "chunk"), 5)) == ["chunk"]
+    with pytest.raises(InvalidInputError, match="full-text query"):
+        store.keyword_search_kinds('"tea', ["global"], both, 10)
 
 
 def test_unbalanced_quote_is_invalid_input(open_store: OpenStore, tmp_path: Path) -> None:

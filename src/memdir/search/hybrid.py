@@ -2,10 +2,10 @@
 
 One ``search()`` call runs up to four store queries (keyword and vector, over
 ``block`` and ``chunk`` units) plus, with feedback on, one more block vector
-query for the expanded query vector; it fuses each kind (RRF by default,
-weighted on request), lets blocks inherit relevance from their chunks, applies the bounded
-recency boost, optional MMR, ``min_score`` and merges spans per file. With no
-embedder the search is keyword-only.
+query for the expanded query vector; it fuses each kind (relative-score fusion by
+default, RRF or weighted on request), lets blocks inherit relevance from their
+chunks, applies the bounded recency boost, optional MMR, ``min_score`` and
+merges spans per file. With no embedder the search is keyword-only.
 """
 
 from __future__ import annotations
@@ -24,9 +24,11 @@ from memdir.embeddings.base import Embedder
 from memdir.errors import InvalidInputError
 from memdir.search.fusion import (
     fuse_reciprocal_rank,
+    fuse_relative,
     fuse_weighted,
     normalise_bm25,
     normalise_cosine,
+    scale_to_best,
 )
 from memdir.search.mmr import select_diverse
 from memdir.search.neighbours import find_neighbours
@@ -41,6 +43,7 @@ logger = logging.getLogger(__name__)
 MAX_QUERY_CHARS = 10_000
 MIN_COSINE = 0.0
 RELATIVE_COSINE = 0.5
+KINDS: tuple[UnitKind, ...] = ("block", "chunk")  # one full-text pass serves both
 
 
 @dataclass(frozen=True)
@@ -69,8 +72,8 @@ def search(
     # thread while the caller's thread asks the full-text index: the two overlap.
     pending = _embedding_pool().submit(embedder.embed_query, text) if embedder else None
     limit = options.candidates
-    block_words = store.keyword_search(expression, sources, "block", limit) if expression else []
-    chunk_words = store.keyword_search(expression, sources, "chunk", limit) if expression else []
+    words = store.keyword_search_kinds(expression, sources, KINDS, limit) if expression else {}
+    block_words, chunk_words = words.get("block", []), words.get("chunk", [])
     vector = pending.result() if pending is not None else None
     blocks = Signals(block_words, nearest_vectors(store, vector, sources, "block", limit))
     chunks = Signals(chunk_words, nearest_vectors(store, vector, sources, "chunk", limit))
@@ -150,8 +153,13 @@ def keep_similar(found: list[ScoredId]) -> list[ScoredId]:
     """
     if not found:
         return []
-    floor = max(MIN_COSINE, RELATIVE_COSINE * max(item.score for item in found))
+    floor = cosine_floor(found)
     return [item for item in found if item.score > floor]
+
+
+def cosine_floor(found: Sequence[ScoredId]) -> float:
+    """The cosine a vector neighbour must exceed to count (see ``keep_similar``)."""
+    return max(MIN_COSINE, RELATIVE_COSINE * max(item.score for item in found))
 
 
 def expand_query(
@@ -184,7 +192,15 @@ def fuse_signals(
     for item in signals.vector:
         cosine_norm[item.unit_id] = normalise_cosine(item.score)
         parts.setdefault(item.unit_id, {})["vector"] = item.score
-    if options.fusion == "weighted":
+    if options.fusion == "relative":
+        text_scaled = scale_to_best({i.unit_id: max(0.0, i.score) for i in signals.keyword})
+        cosines = {i.unit_id: i.score for i in signals.vector}
+        floor = cosine_floor(signals.vector) if signals.vector else 0.0
+        cosine_scaled = scale_to_best(cosines, floor)
+        fused = fuse_relative(
+            text_scaled, cosine_scaled, options.text_weight, options.vector_weight
+        )
+    elif options.fusion == "weighted":
         fused = fuse_weighted(text_norm, cosine_norm, options.text_weight, options.vector_weight)
     else:
         lists = [ranked for ranked in (signals.keyword, signals.vector) if ranked]

@@ -8,15 +8,17 @@ from typing import Literal
 
 from memdir.errors import InvalidInputError
 
-FusionMode = Literal["rrf", "weighted"]
+FusionMode = Literal["relative", "rrf", "weighted"]
 
 
 @dataclass(frozen=True)
 class SearchOptions:
     """How one search ranks and cuts its hits.
 
-    ``fusion`` is ``"rrf"`` (reciprocal-rank fusion, constant ``rrf_k``) or
-    ``"weighted"`` (``vector_weight`` * cosine + ``text_weight`` * normalised BM25).
+    ``fusion`` is ``"relative"`` (each signal scaled between its floor and the query's
+    best value, then ``text_weight`` * BM25 + ``vector_weight`` * cosine, so margins
+    count), ``"rrf"`` (reciprocal-rank fusion, constant ``rrf_k``: ranks only) or
+    ``"weighted"`` (``vector_weight`` * cosine + ``text_weight`` * ``x / (1 + x)`` of BM25).
     ``chunk_share`` is the part of a block's relevance inherited from the best
     chunk that contains it. ``recency_max_boost`` bounds the date boost
     (0 turns it off); ``mmr_lambda`` turns on MMR diversity when set. ``feedback``
@@ -32,10 +34,10 @@ class SearchOptions:
 
     max_results: int = 6
     min_score: float = 0.0
-    fusion: FusionMode = "rrf"
+    fusion: FusionMode = "relative"
     rrf_k: int = 10
-    vector_weight: float = 0.7
-    text_weight: float = 0.3
+    vector_weight: float = 0.35
+    text_weight: float = 0.65
     chunk_share: float = 0.3
     neighbour_share: float = 0.1
     absorb_ratio: float = 0.3
@@ -50,7 +52,7 @@ class SearchOptions:
         checks: list[tuple[str, object, bool]] = [
             ("max_results", self.max_results, 1 <= self.max_results <= 1000),
             ("min_score", self.min_score, 0.0 <= self.min_score <= 2.0),
-            ("fusion", self.fusion, self.fusion in ("rrf", "weighted")),
+            ("fusion", self.fusion, self.fusion in ("relative", "rrf", "weighted")),
             ("rrf_k", self.rrf_k, self.rrf_k >= 1),
             ("vector_weight", self.vector_weight, self.vector_weight >= 0.0),
             ("text_weight", self.text_weight, self.text_weight >= 0.0),
@@ -78,9 +80,9 @@ class SearchOptions:
                     f"search option {name}={value!r} is out of range; "
                     "see SearchOptions in memdir.search for the allowed values"
                 )
-        if self.fusion == "weighted" and self.vector_weight + self.text_weight <= 0.0:
+        if self.fusion != "rrf" and self.vector_weight + self.text_weight <= 0.0:
             raise InvalidInputError(
-                "weighted fusion needs vector_weight + text_weight > 0; "
+                f"{self.fusion} fusion needs vector_weight + text_weight > 0; "
                 f"got {self.vector_weight!r} and {self.text_weight!r}"
             )
 

@@ -86,6 +86,19 @@ class IndexStore(Protocol):
         """FTS over units; ``score`` is ``-bm25()`` (so higher is better, >= 0)."""
         ...
 
+    def keyword_search_kinds(
+        self,
+        match_expression: str,
+        sources: Sequence[str],
+        kinds: Sequence[UnitKind],
+        limit: int,
+    ) -> dict[UnitKind, list[ScoredId]]:
+        """``keyword_search`` for several kinds in one full-text pass: a key per kind.
+
+        Each list is exactly what ``keyword_search`` returns for that kind alone.
+        """
+        ...
+
     def vector_search(
         self, query: npt.NDArray[np.float32], sources: Sequence[str], kind: UnitKind, limit: int
     ) -> list[ScoredId]:

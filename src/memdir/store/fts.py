@@ -23,8 +23,9 @@ top-k per kind with far less work, MaxScore style:
   of its rarest term, and each region's top ``k`` of a kind keeps every row of that
   kind's true top-k (rows ranked above it there truly beat it), so merging the
   regions by the best score per row is exact. A kind leaves the regions once the
-  bounds of a region's terms sum below its k-th score so far; a region no kind
-  needs is skipped.
+  bounds of a region's terms sum below its k-th score so far; when the bounds are
+  too loose for that, each term's ceiling (below) replaces its bound. A region no
+  kind needs is skipped: with common terms, usually all but the first.
 * Rows in no region hold a single common term and nothing else. When a kind's k-th
   merged score beats that term's bound, or its ceiling (its highest score in any
   row, one cached query per database version), they cannot enter and the kind's
@@ -54,6 +55,7 @@ K1 = 1.2  # FTS5 bm25() constants
 PLAIN_ROWS = 4_000  # matches this small: the full query is cheap enough
 RARE_ROWS = 2_000  # rare terms: their rows together stay this small
 MAX_TERM_STATS = 4_096  # cached document frequencies before the cache starts afresh
+SLACK = 1e-9  # bounds summed in another order than FTS5 sums scores: allow for rounding
 
 _PHRASE = r'"(?:[^"]|"")*"'
 _OR_OF_PHRASES = re.compile(rf"\s*{_PHRASE}(?:\s+OR\s+{_PHRASE})*\s*")
@@ -177,10 +179,12 @@ def top_units(
         if common:
             run(f"{_any(rare)} AND {_any(common)}", kinds)
     for i in range(len(common) - 1):
-        # Rows whose rarest term is common[i] score at most the sum of the later bounds:
-        # a kind whose k-th score beats that needs no more regions.
-        reach = sum(bounds[i:])
-        wanted = [kind for kind in kinds if reach >= kth(kind)]
+        # Rows whose rarest term is common[i] score at most the sum of the later terms'
+        # bounds: a kind whose k-th score beats that needs no more regions.
+        wanted = [kind for kind in kinds if sum(bounds[i:]) >= kth(kind)]
+        if wanted:  # the loose bounds did not settle it: try the terms' ceilings
+            reach = region_reach(common[i:], bounds[i:], ceiling)
+            wanted = [kind for kind in wanted if reach >= kth(kind)]
         if not wanted:
             break
         run(f"{common[i]} AND {_any(common[i + 1 :])}", wanted)
@@ -194,6 +198,19 @@ def top_units(
         )
         found[kind] = best_first(best[kind], limit) if proven else None
     return found
+
+
+def region_reach(
+    phrases: Sequence[str], bounds: Sequence[float], ceiling: Callable[[str], float]
+) -> float:
+    """The most a row holding only ``phrases`` can score: each phrase adds at most the
+    lower of its bound and its ceiling, plus a relative ``SLACK`` for rounding.
+
+    A phrase adds to a row's OR score exactly what it scores there alone (same idf,
+    same document length), so its ceiling caps that share in every row.
+    """
+    total = sum(min(bound, ceiling(p)) for p, bound in zip(phrases, bounds, strict=True))
+    return total * (1.0 + SLACK)
 
 
 def best_first(scores: dict[int, float], limit: int) -> Ranked:

@@ -56,6 +56,7 @@ class SearchSettings(_Section):
     recency_half_life_days: float = Field(30.0, gt=0)
     mmr: bool = False
     mmr_lambda: float = Field(0.7, ge=0.0, le=1.0)
+    attribution_demote: float = Field(0.5, ge=0.0, le=1.0)
     cross_agent: bool = False
 
 

@@ -469,6 +469,7 @@ class Memory:
             text_weight=cfg.text_weight,
             recency_half_life_days=cfg.recency_half_life_days,
             mmr_lambda=cfg.mmr_lambda if cfg.mmr else None,
+            attribution_demote=cfg.attribution_demote,
         )
         sources = self._sources(scope)
         return self._recovering(

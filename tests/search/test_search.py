@@ -204,27 +204,63 @@ def unit(uid: int, start: int, end: int, kind: str = "block") -> Unit:
     return Unit("global", "memory/x.md", kind, start, end, text, id=uid)  # type: ignore[arg-type]
 
 
-def test_neighbour_relevance_favours_the_block_after() -> None:
-    adjacency = {2: Adjacency(before=1, after=3), 5: Adjacency(before=None, after=None)}
-    near = neighbour_relevance({2: 0.8, 5: 0.9}, adjacency)
-    assert near == {3: pytest.approx(0.8), 1: pytest.approx(0.8 * BEFORE_RATIO)}
+def test_neighbour_relevance_favours_the_blocks_after() -> None:
+    units = {i: unit(i, i, i) for i in range(1, 8)}
+    adjacency = {3: Adjacency(before=(2, 1), after=(4, 5)), 7: Adjacency()}
+    near = neighbour_relevance({3: 0.8, 7: 0.9}, adjacency, units, 0.2)
+    assert near == {
+        4: pytest.approx(0.16),
+        5: pytest.approx(0.16),
+        2: pytest.approx(0.16 * BEFORE_RATIO),
+        1: pytest.approx(0.16 * BEFORE_RATIO),
+    }
+
+
+def test_the_answer_to_a_question_inherits_its_answer_share() -> None:
+    question = Unit(
+        "global", "memory/x.md", "block", 1, 1, "- Bo: how long have you had them?", id=1
+    )
+    statement = Unit("global", "memory/x.md", "block", 3, 3, "- Bo: I like turtles.", id=3)
+    units = {1: question, 2: unit(2, 2, 2), 3: statement, 4: unit(4, 4, 4)}
+    adjacency = {1: Adjacency(after=(2,)), 3: Adjacency(after=(4,))}
+    near = neighbour_relevance({1: 0.5, 3: 0.5}, adjacency, units, 0.2, answer_share=0.8)
+    assert near[2] == pytest.approx(0.4)  # the answer: 0.8 of the question
+    assert near[4] == pytest.approx(0.1)  # after a statement: the neighbour share only
+    assert neighbour_relevance({1: 0.5}, adjacency, units, 0.0, 0.0) == {}
 
 
 def test_adjacency_needs_same_file_and_close_lines() -> None:
     units = {1: unit(1, 1, 1), 2: unit(2, 2, 3), 3: unit(3, 9, 9), 4: unit(4, 10, 12, "chunk")}
-    assert adjacency_of(2, units) == Adjacency(before=1, after=None)  # 3 is 6 lines away
-    assert adjacency_of(3, units) == Adjacency(before=None, after=None)  # 4 is a chunk
+    assert adjacency_of(2, units) == Adjacency(before=(1,), after=())  # 3 is 6 lines away
+    assert adjacency_of(3, units) == Adjacency(before=(), after=())  # 4 is a chunk
     other = Unit("global", "memory/y.md", "block", 4, 4, "line 4", id=4)
     assert not is_adjacent(units[2], other)
 
 
+def test_adjacency_walks_two_blocks_and_stops_at_a_gap() -> None:
+    units = {i: unit(i, i, i) for i in range(1, 5)} | {5: unit(5, 9, 9), 6: unit(6, 10, 10)}
+    assert adjacency_of(3, units) == Adjacency(before=(2, 1), after=(4,))  # 5 is 5 lines on
+    assert adjacency_of(3, units, reach=1) == Adjacency(before=(2,), after=(4,))
+    assert adjacency_of(6, units) == Adjacency(before=(5,), after=())
+
+
 def test_neighbour_only_block_stays_a_separate_hit() -> None:
     units = {1: unit(1, 1, 1), 2: unit(2, 2, 2)}
-    adjacency = {1: Adjacency(before=None, after=2)}
-    scored = score_blocks({1: 1.0}, {}, units, 0.3, 0.1, adjacency)
+    scored = score_blocks({1: 1.0}, {}, units, 0.3, {2: 0.1})
     hits = merge_spans(sorted(scored, key=lambda c: -c.relevance), 5)
     assert [(h.start_line, h.end_line) for h in hits] == [(1, 1), (2, 2)]
     assert hits[1].relevance == pytest.approx(0.1)
+
+
+def test_a_weak_touching_block_is_a_later_hit_not_dropped() -> None:
+    units = {1: unit(1, 1, 1), 2: unit(2, 2, 2), 5: unit(5, 9, 9)}
+    scored = score_blocks({1: 1.0, 2: 0.2, 5: 0.4}, {}, units, 0.0)
+    hits = merge_spans(sorted(scored, key=lambda c: -c.relevance), 5, absorb_ratio=0.5)
+    # too weak to widen the first hit, and still a hit of its own (it was dropped before)
+    assert [(h.start_line, h.end_line) for h in hits] == [(1, 1), (9, 9), (2, 2)]
+    strong = score_blocks({1: 1.0, 2: 0.6}, {}, units, 0.0)
+    merged = merge_spans(sorted(strong, key=lambda c: -c.relevance), 5, absorb_ratio=0.5)
+    assert [(h.start_line, h.end_line) for h in merged] == [(1, 2)]
 
 
 def test_blocks_inherit_from_containing_chunk_only() -> None:

@@ -4,8 +4,10 @@ One ``search()`` call runs up to four store queries (keyword and vector, over
 ``block`` and ``chunk`` units) plus, with feedback on, one more block vector
 query for the expanded query vector; it fuses each kind (relative-score fusion by
 default, RRF or weighted on request), lets blocks inherit relevance from their
-chunks, applies the bounded recency boost, optional MMR, ``min_score`` and
-merges spans per file. With no embedder the search is keyword-only.
+chunks and the blocks around them (an answer from its question), demotes lines
+attributed to someone other than the query names (``attribution``), applies the
+bounded recency boost, optional MMR, ``min_score`` and merges spans per file.
+With no embedder the search is keyword-only.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ import numpy.typing as npt
 
 from memdir.embeddings.base import Embedder
 from memdir.errors import InvalidInputError
+from memdir.search.attribution import apply_attribution
 from memdir.search.fusion import (
     fuse_reciprocal_rank,
     fuse_relative,
@@ -35,8 +38,8 @@ from memdir.search.neighbours import find_neighbours
 from memdir.search.query import build_match_expression
 from memdir.search.recency import recency_multiplier
 from memdir.search.results import SearchHit, SearchOptions, SearchResults
-from memdir.search.snippets import Candidate, merge_spans, score_blocks
-from memdir.store.base import IndexStore, ScoredId, UnitKind
+from memdir.search.snippets import Candidate, merge_spans, neighbour_relevance, score_blocks
+from memdir.store.base import IndexStore, ScoredId, Unit, UnitKind
 
 logger = logging.getLogger(__name__)
 
@@ -85,10 +88,9 @@ def search(
         block_scores, block_parts = fuse_signals(blocks, options)
     chunk_scores, _ = fuse_signals(chunks, options)
     units = store.get_units(set(block_scores) | set(chunk_scores))
-    adjacency = find_neighbours(store, units, block_scores) if options.neighbour_share > 0.0 else {}
-    candidates = score_blocks(
-        block_scores, chunk_scores, units, options.chunk_share, options.neighbour_share, adjacency
-    )
+    near = neighbour_pool(store, units, block_scores, options)
+    candidates = score_blocks(block_scores, chunk_scores, units, options.chunk_share, near)
+    apply_attribution(text, candidates, options.attribution_demote)
     apply_recency(candidates, block_parts, options, now or datetime.now(UTC))
     ranked = sorted(
         (c for c in candidates if c.relevance >= options.min_score),
@@ -99,6 +101,21 @@ def search(
     hits = tuple(to_hit(c) for c in merge_spans(ranked, options.max_results, options.absorb_ratio))
     notice = "" if hits else explain_empty(store, sources, query, options, bool(candidates))
     return SearchResults(hits=hits, notice=notice)
+
+
+def neighbour_pool(
+    store: IndexStore,
+    units: dict[int, Unit],
+    block_scores: dict[int, float],
+    options: SearchOptions,
+) -> dict[int, float]:
+    """What the blocks around the candidate blocks inherit (fetched units join ``units``)."""
+    if options.neighbour_share <= 0.0 and options.answer_share <= 0.0:
+        return {}
+    adjacency = find_neighbours(store, units, block_scores)
+    return neighbour_relevance(
+        block_scores, adjacency, units, options.neighbour_share, options.answer_share
+    )
 
 
 def apply_recency(

@@ -1,15 +1,16 @@
-"""The blocks right before and after a candidate block, found through the store.
+"""The blocks around a candidate block, found through the store.
 
 A conversation note answers a question in the block *after* the one that asks
-it, and a list item often only makes sense with the one before. Search widens
-its pool with the direct neighbours of its best blocks, so a block that matched
-nothing on its own can still be reached through the block next to it.
+it, and in a two-party conversation a speaker's next turn is two blocks on; a
+list item often only makes sense with the ones before it. Search widens its pool
+with the blocks up to ``NEIGHBOUR_REACH`` away from its best blocks, so a block
+that matched nothing on its own can still be reached through the blocks near it.
 
 The store writes the blocks of one file in order, so the neighbours of block
-``id`` are usually ``id - 1`` and ``id + 1``. That is only a guess about the
-store: every guess is checked (same file, both blocks, at most ``MAX_GAP`` lines
-apart, the right side) and dropped when it fails, so a store that numbers units
-differently simply yields fewer neighbours.
+``id`` are usually ``id - 1``, ``id + 1`` and so on. That is only a guess about
+the store: every guess is checked (same file, a chain of blocks each at most
+``MAX_GAP`` lines after the previous one) and the walk stops where a check fails,
+so a store that numbers units differently simply yields fewer neighbours.
 """
 
 from __future__ import annotations
@@ -23,13 +24,16 @@ MAX_GAP = 2
 """Most lines from the end of one block to the start of the next (one blank line
 between them); a heading in between ends the run."""
 
+NEIGHBOUR_REACH = 2
+"""How many blocks on each side of a candidate count as its neighbours."""
+
 
 @dataclass(frozen=True)
 class Adjacency:
-    """The verified neighbours of a block: the unit ids before and after it."""
+    """The verified neighbours of a block: unit ids before and after it, nearest first."""
 
-    before: int | None
-    after: int | None
+    before: tuple[int, ...] = ()
+    after: tuple[int, ...] = ()
 
 
 def is_adjacent(first: Unit, second: Unit) -> bool:
@@ -44,21 +48,43 @@ def is_adjacent(first: Unit, second: Unit) -> bool:
 
 
 def find_neighbours(
-    store: IndexStore, units: dict[int, Unit], seeds: Iterable[int]
+    store: IndexStore, units: dict[int, Unit], seeds: Iterable[int], reach: int = NEIGHBOUR_REACH
 ) -> dict[int, Adjacency]:
     """Neighbours of the ``seeds`` (block ids in ``units``); fetched units join ``units``."""
     blocks = [i for i in seeds if i in units and units[i].kind == "block"]
-    wanted = {j for i in blocks for j in (i - 1, i + 1) if j > 0 and j not in units}
+    wanted = {
+        j
+        for i in blocks
+        for step in range(1, reach + 1)
+        for j in (i - step, i + step)
+        if j > 0 and j not in units
+    }
     if wanted:
         units.update(store.get_units(wanted))
-    return {i: adjacency_of(i, units) for i in blocks}
+    return {i: adjacency_of(i, units, reach) for i in blocks}
 
 
-def adjacency_of(unit_id: int, units: Mapping[int, Unit]) -> Adjacency:
-    unit = units[unit_id]
-    before = units.get(unit_id - 1)
-    after = units.get(unit_id + 1)
+def adjacency_of(
+    unit_id: int, units: Mapping[int, Unit], reach: int = NEIGHBOUR_REACH
+) -> Adjacency:
+    """Walk up to ``reach`` blocks each way while every step is a verified neighbour."""
     return Adjacency(
-        before=unit_id - 1 if before is not None and is_adjacent(before, unit) else None,
-        after=unit_id + 1 if after is not None and is_adjacent(unit, after) else None,
+        before=_walk(unit_id, units, reach, -1),
+        after=_walk(unit_id, units, reach, +1),
     )
+
+
+def _walk(unit_id: int, units: Mapping[int, Unit], reach: int, step: int) -> tuple[int, ...]:
+    found: list[int] = []
+    current = units[unit_id]
+    for distance in range(1, reach + 1):
+        other_id = unit_id + step * distance
+        other = units.get(other_id)
+        if other is None:
+            break
+        first, second = (current, other) if step > 0 else (other, current)
+        if not is_adjacent(first, second):
+            break
+        found.append(other_id)
+        current = other
+    return tuple(found)

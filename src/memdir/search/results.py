@@ -25,11 +25,15 @@ class SearchOptions:
     is the Rocchio weight of pseudo-relevance feedback: the query vector moves
     towards the mean of its three best blocks for a second block vector search
     (0 turns it off). ``neighbour_share`` adds to a block this share of the relevance
-    of the candidate block right before it (half of it from the one right after); such
+    of a candidate block up to two blocks before it (half of it from one after it); such
     neighbours join the candidates, and one with no relevance of its own becomes a hit of
-    its own rather than widening the hit beside it (0 turns it off). A touching block at
-    least ``absorb_ratio`` as relevant as a hit is folded into it. ``candidates`` is the
-    length of each store list.
+    its own rather than widening the hit beside it (0 turns it off). ``answer_share``
+    gives the block right after a candidate that asks a question (a ``?``) at least this
+    share of the question's relevance. ``attribution_demote`` scales by ``1 - value``
+    the blocks whose leading label (``- Name: ...``, ``- **user**: ...``) is not the
+    one the query names, when it names one a candidate carries (0 turns it off;
+    ``memdir.search.attribution``). A touching block at least ``absorb_ratio`` as
+    relevant as a hit is folded into it. ``candidates`` is the length of each store list.
     """
 
     max_results: int = 6
@@ -39,8 +43,10 @@ class SearchOptions:
     vector_weight: float = 0.35
     text_weight: float = 0.65
     chunk_share: float = 0.3
-    neighbour_share: float = 0.1
-    absorb_ratio: float = 0.3
+    neighbour_share: float = 0.2
+    answer_share: float = 0.8
+    attribution_demote: float = 0.5
+    absorb_ratio: float = 0.5
     recency_half_life_days: float = 30.0
     recency_max_boost: float = 0.1
     mmr_lambda: float | None = None
@@ -58,6 +64,12 @@ class SearchOptions:
             ("text_weight", self.text_weight, self.text_weight >= 0.0),
             ("chunk_share", self.chunk_share, 0.0 <= self.chunk_share <= 1.0),
             ("neighbour_share", self.neighbour_share, 0.0 <= self.neighbour_share <= 1.0),
+            ("answer_share", self.answer_share, 0.0 <= self.answer_share <= 1.0),
+            (
+                "attribution_demote",
+                self.attribution_demote,
+                0.0 <= self.attribution_demote <= 1.0,
+            ),
             (
                 "recency_half_life_days",
                 self.recency_half_life_days,

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from memdir.search.neighbours import Adjacency
 from memdir.store.base import Unit
 
-ABSORB_RATIO = 0.3
+ABSORB_RATIO = 0.5
 """A touching block joins a better hit when at least this share of its relevance (which
 includes what both inherit from their chunk: a relevant passage keeps its context)."""
 
@@ -66,13 +66,13 @@ def score_blocks(
     chunks: Mapping[int, float],
     units: Mapping[int, Unit],
     chunk_share: float,
-    neighbour_share: float = 0.0,
-    adjacency: Mapping[int, Adjacency] | None = None,
+    near: Mapping[int, float] | None = None,
 ) -> list[Candidate]:
     """Blocks with inherited chunk and neighbour relevance, plus uncovered relevant chunks.
 
-    ``adjacency`` (from ``find_neighbours``) names the blocks next to the candidates;
-    a neighbour that is no candidate itself joins with no relevance of its own.
+    ``near`` (from ``neighbour_relevance``) is what blocks next to the candidates add
+    to their relevance; such a block that is no candidate itself joins with no
+    relevance of its own.
     """
     spans: dict[tuple[str, str], list[tuple[Unit, float]]] = defaultdict(list)
     for unit_id, score in chunks.items():
@@ -81,7 +81,7 @@ def score_blocks(
             spans[(unit.source, unit.path)].append((unit, score))
     covered: set[int] = set()
     out: list[Candidate] = []
-    near = neighbour_relevance(blocks, adjacency or {}) if neighbour_share > 0.0 else {}
+    near = near or {}
     for unit_id in dict.fromkeys([*blocks, *near]):
         unit = units.get(unit_id)
         if unit is None:
@@ -93,7 +93,7 @@ def score_blocks(
                 covered.add(chunk.id)
                 inherited = max(inherited, score)
         beside = near.get(unit_id, 0.0)
-        relevance = (1.0 - chunk_share) * own + chunk_share * inherited + neighbour_share * beside
+        relevance = (1.0 - chunk_share) * own + chunk_share * inherited + beside
         out.append(
             Candidate(unit, relevance, {"fused": own, "chunk": inherited, "neighbour": beside})
         )
@@ -106,21 +106,39 @@ def score_blocks(
 
 
 def neighbour_relevance(
-    blocks: Mapping[int, float], adjacency: Mapping[int, Adjacency]
+    blocks: Mapping[int, float],
+    adjacency: Mapping[int, Adjacency],
+    units: Mapping[int, Unit],
+    neighbour_share: float,
+    answer_share: float = 0.0,
 ) -> dict[int, float]:
-    """For each block next to a candidate, what it inherits from its neighbours.
+    """What each block near a candidate adds to its relevance (the best over its sources).
 
-    The block after a candidate inherits its full relevance (an answer follows its
-    question); the block before inherits ``BEFORE_RATIO`` of it.
+    A block after a candidate gets ``neighbour_share`` of the candidate's relevance, a
+    block before it ``BEFORE_RATIO`` of that. The block right after a candidate that
+    asks a question (a ``?`` in it) gets at least ``answer_share`` of its relevance:
+    the answer rarely repeats the words of the question.
     """
     out: dict[int, float] = {}
+
+    def lift(unit_id: int, value: float) -> None:
+        if value > 0.0:
+            out[unit_id] = max(out.get(unit_id, 0.0), value)
+
     for unit_id, around in adjacency.items():
         score = blocks.get(unit_id, 0.0)
-        if around.after is not None:
-            out[around.after] = max(out.get(around.after, 0.0), score)
-        if around.before is not None:
-            out[around.before] = max(out.get(around.before, 0.0), BEFORE_RATIO * score)
+        for after in around.after:
+            lift(after, neighbour_share * score)
+        for before in around.before:
+            lift(before, neighbour_share * BEFORE_RATIO * score)
+        if around.after and answer_share > 0.0 and asks_question(units[unit_id]):
+            lift(around.after[0], answer_share * score)
     return out
+
+
+def asks_question(unit: Unit) -> bool:
+    """True for a block with a question mark: the next block is likely its answer."""
+    return "?" in unit.text
 
 
 def merge_spans(
@@ -129,25 +147,24 @@ def merge_spans(
     """Keep up to ``limit`` hits in rank order, folding overlapping/adjacent spans together.
 
     A weaker block touching a kept hit is folded in when it is at least ``absorb_ratio``
-    as relevant, else dropped. A block that is only a neighbour (no relevance of its
-    own) never widens a hit: it becomes a hit of its own further down, so the best hits
-    stay narrow. Either way no line is returned twice.
+    as relevant; a weaker one stays a hit of its own further down, and so does a block
+    that is only a neighbour (no relevance of its own): the best hits stay narrow. A
+    span overlapping a kept hit is dropped, so no line is returned twice.
     """
     kept: list[Candidate] = []
     for candidate in ranked:
         target = next((k for k in kept if _touches(k, candidate)), None)
-        alone = is_neighbour_only(candidate)
         if target is not None:
             # a wide chunk next to a narrow hit would only widen it: its relevance
             # already reached the blocks it contains
             if (
                 candidate.unit.kind == "block"
-                and not alone
+                and not is_neighbour_only(candidate)
                 and (candidate.relevance >= absorb_ratio * target.relevance)
             ):
                 _absorb(target, candidate)
                 continue
-            if not alone or any(_overlaps(k, candidate) for k in kept):
+            if any(_overlaps(k, candidate) for k in kept):
                 continue
         if len(kept) >= limit:
             break

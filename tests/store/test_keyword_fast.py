@@ -151,6 +151,28 @@ def test_region_reach_takes_the_lower_of_bound_and_ceiling() -> None:
     assert reach >= 4.0  # rounding slack only ever widens the reach
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize("corpus", ["store", "tiled"])
+def test_random_expressions_equal_the_full_ranking(
+    corpus: str, request: pytest.FixtureRequest
+) -> None:
+    """Random ORs of common, rare and filler terms: ids and scores of every kind's top-k
+    equal ranking every matching row, whichever regions the pruning picks."""
+    store: SqliteStore = request.getfixturevalue(corpus)
+    rng = random.Random(17)
+    for _ in range(30):
+        terms = rng.sample(COMMON, rng.randint(1, 4)) + rng.sample(RARE + FILLER, rng.randint(0, 3))
+        rng.shuffle(terms)
+        expression = " OR ".join(f'"{t}"' for t in terms)
+        sources = rng.choice([["global", "agent:a"], ["agent:a"], ["global"]])
+        limit = rng.choice([1, 5, 40, 300])
+        found = store.keyword_search_kinds(expression, sources, ("block", "chunk"), limit)
+        for kind in ("block", "chunk"):
+            got = [(h.unit_id, round(h.score, 9)) for h in found[kind]]  # type: ignore[index]
+            want = _exact_rows(store, expression, sources, kind, limit)
+            assert got == [(uid, round(max(0.0, s), 9)) for uid, s in want], expression
+
+
 def test_writes_refresh_the_cached_frequencies(tmp_path: Path) -> None:
     with SqliteStore.open(tmp_path / "i.db") as store:
         texts = [f"common word{n} " + ("rare" if n == 5 else "") for n in range(4_500)]
@@ -250,25 +272,27 @@ def test_one_pass_for_both_kinds_equals_one_kind_at_a_time(
 
 
 @pytest.mark.slow
-def test_a_kind_the_regions_cannot_prove_gets_the_full_query(
+def test_lone_rows_of_a_common_term_get_a_region_not_the_full_query(
     tiled: SqliteStore, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    answers: list[dict[UnitKind, object]] = []
-    real = fts.top_units
+    """Too few chunks in the AND regions to beat the terms' ceilings: the rows holding one
+    term alone are ranked by ``c NOT (others)`` regions, and the answer stays exact."""
+    expressions: list[str] = []
+    real = fts.top_per_kind
 
-    def spy(*args: object, **kwargs: object) -> dict[UnitKind, object]:
-        answers.append(real(*args, **kwargs))  # type: ignore[arg-type]
-        return answers[-1]
+    def recording(*args: object) -> dict[UnitKind, fts.Ranked]:
+        expressions.append(str(args[1]))
+        return real(*args)  # type: ignore[arg-type]
 
-    monkeypatch.setattr("memdir.store.fts.top_units", spy)
+    monkeypatch.setattr("memdir.store.fts.top_per_kind", recording)
     expression, sources = '"alpha" OR "beta" OR "gamma" OR "delta"', ["agent:a"]
     found = tiled.keyword_search_kinds(expression, sources, ("block", "chunk"), 200)
-    assert answers, "the pruned search did not run"
-    assert answers[-1]["chunk"] is None, "expected too few chunks in the regions to prove them"
-    assert answers[-1]["block"] is not None
+    assert any(" NOT " in e for e in expressions), expressions
+    assert expression not in expressions, "the full query ran"
     for kind in ("block", "chunk"):
         want = _exact_rows(tiled, expression, sources, kind, 200)
-        assert [h.unit_id for h in found[kind]] == [uid for uid, _ in want]  # type: ignore[index]
+        got = [(h.unit_id, round(h.score, 9)) for h in found[kind]]  # type: ignore[index]
+        assert got == [(uid, round(max(0.0, s), 9)) for uid, s in want]
 
 
 def test_kinds_are_keys_even_without_hits(tmp_path: Path) -> None:

@@ -26,10 +26,13 @@ top-k per kind with far less work, MaxScore style:
   bounds of a region's terms sum below its k-th score so far; when the bounds are
   too loose for that, each term's ceiling (below) replaces its bound. A region no
   kind needs is skipped: with common terms, usually all but the first.
-* Rows in no region hold a single common term and nothing else. When a kind's k-th
-  merged score beats that term's bound, or its ceiling (its highest score in any
-  row, one cached query per database version), they cannot enter and the kind's
-  answer is exact. Otherwise that kind gets None and is answered by the full query.
+* Rows in no region hold a single common term and nothing else. For a kind whose
+  k-th merged score that term's bound and its ceiling (its highest score in any row,
+  one cached query per database version) both reach, a last region ranks them:
+  ``c_i NOT (every other term)``, whose ``bm25()`` is the row's full score (the
+  other terms add 0 there). Every row is then in a region or provably out, so
+  every kind's answer is exact; such a region ranks one term's lone rows, where
+  the full query would rank the rows of every term.
 
 Expressions of any other shape (plain words, AND, NEAR, column filters) and small
 matches go straight to the full query. Ties in score go to the lower unit id
@@ -145,9 +148,8 @@ def top_units(
     rows: int,
     limit: int,
     ceiling: Callable[[str], float],
-) -> dict[UnitKind, Ranked | None]:
-    """The exact top ``limit`` of each kind for the OR of ``phrases``, or None for a kind
-    the regions cannot prove.
+) -> dict[UnitKind, Ranked]:
+    """The exact top ``limit`` of each kind for the OR of ``phrases``.
 
     ``frequencies`` are the phrases' document counts, ``rows`` the rows of the index and
     ``ceiling`` gives a phrase's highest single-term score (see :func:`term_ceiling`).
@@ -188,16 +190,18 @@ def top_units(
         if not wanted:
             break
         run(f"{common[i]} AND {_any(common[i + 1 :])}", wanted)
-    # Rows holding a single common term (and no other term) were in no region.
-    found: dict[UnitKind, Ranked | None] = {}
-    for kind in kinds:
-        threshold = kth(kind)
-        proven = all(
-            bound < threshold or ceiling(phrase) < threshold
-            for phrase, bound in zip(common, bounds, strict=True)
-        )
-        found[kind] = best_first(best[kind], limit) if proven else None
-    return found
+    # Rows holding one common term and no other term are in no region yet: rank them
+    # too for a kind whose k-th score that term's bound and ceiling both reach.
+    present = rare + common
+    for phrase, bound in zip(common, bounds, strict=True):
+        wanted = [kind for kind in kinds if bound >= kth(kind)]
+        if wanted:
+            top = ceiling(phrase)
+            wanted = [kind for kind in wanted if top >= kth(kind)]
+        if wanted:
+            others = [p for p in present if p != phrase]
+            run(f"{phrase} NOT {_any(others)}" if others else phrase, wanted)
+    return {kind: best_first(best[kind], limit) for kind in kinds}
 
 
 def region_reach(
@@ -273,8 +277,8 @@ def ranked_units(
 ) -> dict[UnitKind, Ranked]:
     """The top ``limit`` of each kind, best first, in one read transaction (one snapshot).
 
-    An OR of quoted terms over many rows goes through :func:`top_units`; a kind it
-    cannot prove, and any other expression, through one full query.
+    An OR of quoted terms over many rows goes through :func:`top_units`; any other
+    expression, and a small match, through one full query.
     """
     wanted = list(dict.fromkeys(kinds))
 
@@ -288,7 +292,7 @@ def ranked_units(
             refresh_stats(conn, stats)
             frequencies = phrase_frequencies(conn, stats, phrases)
             if sum(frequencies.values()) > PLAIN_ROWS:
-                pruned = top_units(
+                return top_units(
                     query,
                     wanted,
                     phrases,
@@ -297,12 +301,6 @@ def ranked_units(
                     limit,
                     lambda phrase: term_ceiling(conn, stats, phrase),
                 )
-                rest = [kind for kind, ranked in pruned.items() if ranked is None]
-                found = query(expression, rest, limit) if rest else {}
-                for kind, ranked in pruned.items():
-                    if ranked is not None:
-                        found[kind] = ranked
-                return {kind: found[kind] for kind in wanted}
         return query(expression, wanted, limit)
     finally:
         conn.execute("COMMIT")

@@ -40,3 +40,35 @@ def test_run_scale_reports_figures(tmp_path: Path) -> None:
     assert out["resync_unchanged_s"] < out["index_full"]["seconds"] + 1
     assert out["peak_rss_mb"] > 0
     assert "cheap hash vectors" in out["note"]
+
+
+def test_note_vocabulary_has_a_long_tail() -> None:
+    """Words follow a Zipf law: names repeat, but the vocabulary keeps growing."""
+    import random
+    import re
+    from collections import Counter
+    from datetime import date
+
+    rng = random.Random(2)
+    words = Counter(
+        w.lower()
+        for n in range(200)
+        for w in re.findall(r"[^\W\d]+", render_note(date(2020, 1, 1), rng))
+    )
+    assert len(words) > 3_000  # the first generator used ~130 words in all
+    assert words["alice"] > 10 * max(1, words["omar"])  # a core team and a tail
+
+
+def test_zipf_draws_are_skewed_and_deterministic() -> None:
+    import random
+    from collections import Counter
+
+    from memdir.bench.notes import Zipf, made_up_words
+
+    words = made_up_words(500, 9)
+    assert len(set(words)) == 500
+    assert words == made_up_words(500, 9)
+    rng, zipf = random.Random(1), Zipf(words)
+    counts = Counter(zipf.draw(rng) for _ in range(20_000))
+    assert counts[words[0]] > 5 * counts[words[20]] > 0
+    assert len(counts) > 300

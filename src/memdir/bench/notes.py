@@ -2,13 +2,25 @@
 
 Deterministic (seeded): daily notes ``memory/YYYY/YYYY-MM-DD-<n>.md`` with a
 date heading, a few sections (standup, decisions, meetings, learnings) of
-bullets and short paragraphs about projects, people, tools and numbers.
+bullets and short paragraphs about projects, people, tools, topics and numbers.
+
+Words follow Zipf's law, as in real notes: a core team, a few main projects and
+tools come up all the time, and a long tail of colleagues, services, tools and
+topic words (made-up syllable words, deterministic) comes up rarely, so the
+vocabulary grows with the notes: 29,760 distinct terms in 100k units. The first
+version drew every name from ~130 words (1,036 terms in 100k units, 909 of them
+numbers), so every term of every generated question was in 9-28% of all units,
+which no real notebook looks like. The bullet templates are kept: their fixed
+words ("decided", "owns the fix", "measured") are still in ~28% of units, more
+than in real notes, so keyword search here stays on the pessimistic side.
 """
 
 from __future__ import annotations
 
+import bisect
+import itertools
 import random
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from datetime import date, timedelta
 from pathlib import Path
 
@@ -88,24 +100,60 @@ ISSUES = [
     "search results ignored accents in names",
 ]
 SECTIONS = ["Standup", "Decisions", "Meetings", "Learnings", "Follow-ups"]
+ZIPF_S = 1.0  # word frequency falls as 1 / rank ** s (Zipf's law)
+_SYLLABLES = [c + v for c in "bdfgklmnprstvz" for v in "aeiou"]
+
+
+def made_up_words(count: int, seed: int, capitalise: bool = False) -> tuple[str, ...]:
+    """``count`` distinct made-up words of two or three syllables (deterministic)."""
+    rng = random.Random(seed)
+    words: dict[str, None] = {}
+    while len(words) < count:
+        word = "".join(rng.choice(_SYLLABLES) for _ in range(rng.choice((2, 3, 3))))
+        words[word.capitalize() if capitalise else word] = None
+    return tuple(words)
+
+
+class Zipf:
+    """Draws from ``words`` with probability falling as ``1 / rank ** s``."""
+
+    def __init__(self, words: Sequence[str], s: float = ZIPF_S) -> None:
+        self.words = tuple(words)
+        self.cumulative = list(itertools.accumulate(1.0 / r**s for r in range(1, len(words) + 1)))
+
+    def draw(self, rng: random.Random) -> str:
+        at = rng.random() * self.cumulative[-1]
+        return self.words[min(bisect.bisect(self.cumulative, at), len(self.words) - 1)]
+
+
+# The named lists above come first (most frequent); the made-up tails follow them.
+PEOPLE_Z = Zipf(PEOPLE + made_up_words(400, 1, capitalise=True))
+PROJECTS_Z = Zipf(PROJECTS + made_up_words(300, 2))
+TOOLS_Z = Zipf(TOOLS + made_up_words(200, 3))
+TOPICS_Z = Zipf(made_up_words(60_000, 4))
 
 
 def _bullet(rng: random.Random) -> str:
-    person, project, tool = rng.choice(PEOPLE), rng.choice(PROJECTS), rng.choice(TOOLS)
+    person, project, tool = PEOPLE_Z.draw(rng), PROJECTS_Z.draw(rng), TOOLS_Z.draw(rng)
+    topic = TOPICS_Z.draw(rng)
     kind = rng.randrange(4)
     if kind == 0:
-        return f"- {person} {rng.choice(VERBS)} the {project} service on {tool}."
+        return f"- {person} {rng.choice(VERBS)} the {project} {topic} service on {tool}."
     if kind == 1:
-        return f"- {project}: {rng.choice(ISSUES)}; {person} owns the fix."
+        return f"- {project} {topic}: {rng.choice(ISSUES)}; {person} owns the fix."
     if kind == 2:
-        return f"- Decided to keep {tool} for {project} until Q{rng.randint(1, 4)}; revisit later."
-    return f"- {person} measured {rng.randint(2, 900)} ms on {project} with {tool}."
+        return (
+            f"- Decided to keep {tool} for {project} {topic} until Q{rng.randint(1, 4)}; "
+            "revisit later."
+        )
+    return f"- {person} measured {rng.randint(2, 900)} ms on {project} {topic} with {tool}."
 
 
 def _paragraph(rng: random.Random) -> str:
     sentences = [
-        f"{rng.choice(PEOPLE)} explained why {rng.choice(PROJECTS)} depends on "
-        f"{rng.choice(TOOLS)} and what {rng.choice(ISSUES)} means for the roadmap."
+        f"{PEOPLE_Z.draw(rng)} explained why {PROJECTS_Z.draw(rng)} depends on "
+        f"{TOOLS_Z.draw(rng)} {TOPICS_Z.draw(rng)} and what {rng.choice(ISSUES)} means for "
+        f"the {TOPICS_Z.draw(rng)} {TOPICS_Z.draw(rng)} roadmap."
         for _ in range(rng.randint(2, 4))
     ]
     return " ".join(sentences)
@@ -149,17 +197,20 @@ def write_workspace(root: Path, chunks: int, seed: int = 7) -> dict[str, int]:
 
 
 def sample_queries(count: int, seed: int = 11) -> list[str]:
-    """Questions an agent might ask of such notes."""
+    """Questions an agent might ask of such notes (about what the notes mention most)."""
     rng = random.Random(seed)
     forms = [
         "what did {p} decide about {j}",
         "why is {j} slow with {t}",
-        "who owns the {j} fix",
+        "who owns the {j} {x} fix",
         "{t} latency on {j}",
         "when did we migrate {j} to {t}",
         "what went wrong with the nightly job",
+        "what do we know about {x} in {j}",
     ]
     return [
-        rng.choice(forms).format(p=rng.choice(PEOPLE), j=rng.choice(PROJECTS), t=rng.choice(TOOLS))
+        rng.choice(forms).format(
+            p=PEOPLE_Z.draw(rng), j=PROJECTS_Z.draw(rng), t=TOOLS_Z.draw(rng), x=TOPICS_Z.draw(rng)
+        )
         for _ in range(count)
     ]

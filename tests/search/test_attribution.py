@@ -51,14 +51,14 @@ def candidate(uid: int, text: str, kind: str = "block", relevance: float = 1.0) 
 
 
 def test_other_labels_are_demoted_when_the_query_names_one() -> None:
-    alice = candidate(1, "- Alice: I went hiking")
-    bob = candidate(2, "- Bob: I went hiking too")
-    plain = candidate(3, "- went hiking, no label")
-    chunk = candidate(4, "- Bob: a chunk is never demoted", kind="chunk")
-    apply_attribution("Where did Alice go hiking?", [alice, bob, plain, chunk], 0.5)
-    assert [c.relevance for c in (alice, bob, plain, chunk)] == [1.0, 0.5, 1.0, 1.0]
-    assert bob.breakdown["attribution"] == 0.5
-    assert "attribution" not in alice.breakdown
+    alice = [candidate(1, "- Alice: I went hiking"), candidate(2, "- Alice: in the Alps")]
+    bob = [candidate(3, "- Bob: I went hiking too"), candidate(4, "- Bob: nice")]
+    plain = candidate(5, "- went hiking, no label")
+    chunk = candidate(6, "- Bob: a chunk is never demoted", kind="chunk")
+    apply_attribution("Where did Alice go hiking?", [*alice, *bob, plain, chunk], 0.5)
+    assert [c.relevance for c in (*alice, *bob, plain, chunk)] == [1, 1, 0.5, 0.5, 1, 1]
+    assert bob[0].breakdown["attribution"] == 0.5
+    assert "attribution" not in alice[0].breakdown
 
 
 @pytest.mark.parametrize(
@@ -70,9 +70,29 @@ def test_other_labels_are_demoted_when_the_query_names_one() -> None:
     ],
 )
 def test_nothing_changes_otherwise(query: str, demote: float) -> None:
-    found = [candidate(1, "- Alice: I went hiking"), candidate(2, "- Bob: me too")]
+    found = [
+        candidate(1, "- Alice: I went hiking"),
+        candidate(2, "- Alice: in the Alps"),
+        candidate(3, "- Bob: me too"),
+        candidate(4, "- Bob: in the Tatras"),
+    ]
     apply_attribution(query, found, demote)
-    assert [c.relevance for c in found] == [1.0, 1.0]
+    assert [c.relevance for c in found] == [1.0, 1.0, 1.0, 1.0]
+
+
+def test_one_off_keys_are_content_not_attribution() -> None:
+    notes = [
+        candidate(1, "- Database: PostgreSQL 16 with a cache in front of reads"),
+        candidate(2, "- Cache: Redis 7"),
+        candidate(3, "- Alice: the cache was cold"),
+        candidate(4, "- Bob: the cache warmed up"),
+    ]
+    apply_attribution("How is the cache set up?", notes, 0.5)
+    assert [c.relevance for c in notes] == [1.0, 1.0, 1.0, 1.0]
+    more = [*notes, candidate(5, "- Cache: eviction is LRU")]
+    apply_attribution("How is the cache set up?", more, 0.5)
+    # "Cache" recurs now and is named, but no other label recurs: nothing to step back
+    assert [c.relevance for c in more] == [1.0, 1.0, 1.0, 1.0, 1.0]
 
 
 FILLER = [
@@ -92,6 +112,7 @@ CONVERSATION = {
             "- Alice: Ours is a greyhound too, a rescue.",
             "- Bob: Do you walk her every day?",
             "- Alice: Twice, by the river, and on Sundays we go to the coast.",
+            "- Bob: A greyhound sleeps most of the day, the shelter said.",
             *FILLER,
         ]
     )

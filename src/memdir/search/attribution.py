@@ -9,15 +9,19 @@ that speaker's own turns (LoCoMo, docs/benchmarks.md). Full-text ranking cannot
 see this (a name on half of the lines has an idf of ~0) and an embedding sees it
 only faintly, so search demotes such blocks by a bounded factor after fusion.
 
-Demoted blocks keep their place as the source of what their neighbours inherit
-(a question asked by one speaker still lifts the answer of the other), and
-unlabelled blocks and chunks are never touched. Nothing changes unless the
-query names a label that some candidate carries.
+Only *recurring* labels count: a label carried by at least ``MIN_LABEL_LINES``
+candidate blocks is a speaker, a role or an entry type; a one-off key such as
+``- Database: PostgreSQL 16`` beside ``- Cache: Redis`` is content, and a query
+about the cache must not demote the database line. Demoted blocks keep their
+place as the source of what their neighbours inherit (a question asked by one
+speaker still lifts the answer of the other), and unlabelled blocks and chunks
+are never touched. Nothing changes unless the query names a recurring label.
 """
 
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Iterable
 from typing import Protocol
 
@@ -25,6 +29,9 @@ from memdir.store.base import Unit
 
 MAX_LABEL_WORDS = 3
 """Longer prefixes before a colon are sentences, not labels."""
+
+MIN_LABEL_LINES = 2
+"""A label on fewer candidate blocks is a key of its line, not an attribution."""
 
 _LABEL = re.compile(
     r"^[ \t]*(?:[-*+][ \t]+|\d{1,3}[.)][ \t]+)?"  # an optional list marker
@@ -65,18 +72,20 @@ def named_labels(query: str, labels: Iterable[Label]) -> set[Label]:
 
 
 def apply_attribution(query: str, candidates: Iterable[Scored], demote: float) -> None:
-    """Scale the relevance of blocks labelled other than the query names by ``1 - demote``.
+    """Scale by ``1 - demote`` the blocks with a recurring label other than the query names.
 
     The factor goes into each touched candidate's breakdown as ``attribution``.
     """
     if demote <= 0.0:
         return
     labelled = [(c, line_label(c.unit.text)) for c in candidates if c.unit.kind == "block"]
-    named = named_labels(query, {label for _, label in labelled if label is not None})
+    counts = Counter(label for _, label in labelled if label is not None)
+    recurring = {label for label, lines in counts.items() if lines >= MIN_LABEL_LINES}
+    named = named_labels(query, recurring)
     if not named:
         return
     factor = 1.0 - demote
     for candidate, label in labelled:
-        if label is not None and label not in named:
+        if label in recurring and label not in named:
             candidate.relevance *= factor
             candidate.breakdown["attribution"] = factor

@@ -30,6 +30,9 @@ from memdir.store.base import Unit
 MAX_LABEL_WORDS = 3
 """Longer prefixes before a colon are sentences, not labels."""
 
+LABEL_SCAN_CHARS = 64
+"""A label and its colon start within this many characters (indent, marker, bold, 48)."""
+
 MIN_LABEL_LINES = 2
 """A label on fewer candidate blocks is a key of its line, not an attribution."""
 
@@ -58,6 +61,8 @@ def line_label(text: str) -> Label | None:
     ``- Alice: hi`` -> ``("alice",)``; ``- **user**: hi`` -> ``("user",)``;
     a URL (``http://``), a time (``10:30``) or a long clause before a colon is no label.
     """
+    if ":" not in text[:LABEL_SCAN_CHARS]:
+        return None  # most lines: no regular expression needed
     match = _LABEL.match(text)
     if match is None:
         return None

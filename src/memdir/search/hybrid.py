@@ -109,10 +109,15 @@ def neighbour_pool(
     block_scores: dict[int, float],
     options: SearchOptions,
 ) -> dict[int, float]:
-    """What the blocks around the candidate blocks inherit (fetched units join ``units``)."""
+    """What the blocks around the best candidate blocks inherit (fetched units join ``units``).
+
+    Only the ``options.candidates`` best blocks lend to their neighbours: the weaker ones
+    would lend too little to matter, and each costs up to four more units to fetch.
+    """
     if options.neighbour_share <= 0.0 and options.answer_share <= 0.0:
         return {}
-    adjacency = find_neighbours(store, units, block_scores)
+    seeds = sorted(block_scores, key=lambda i: -block_scores[i])[: options.candidates]
+    adjacency = find_neighbours(store, units, seeds)
     return neighbour_relevance(
         block_scores, adjacency, units, options.neighbour_share, options.answer_share
     )

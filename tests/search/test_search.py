@@ -8,7 +8,7 @@ import pytest
 from memdir.embeddings.base import HashEmbedder
 from memdir.errors import InvalidInputError
 from memdir.search import SearchOptions, search
-from memdir.search.neighbours import Adjacency, adjacency_of, is_adjacent
+from memdir.search.neighbours import Adjacency, adjacency_of, is_adjacent, neighbour_guesses
 from memdir.search.results import SearchResults
 from memdir.search.snippets import (
     BEFORE_RATIO,
@@ -275,3 +275,9 @@ def test_uncovered_chunk_is_returned_whole() -> None:
     units = {10: unit(10, 1, 5, "chunk")}
     (only,) = score_blocks({}, {10: 0.8}, units, 0.3)
     assert (only.start_line, only.end_line, only.relevance) == (1, 5, 0.8)
+
+
+def test_neighbour_guesses_cover_the_reach_and_skip_id_zero() -> None:
+    assert neighbour_guesses([5]) == {3, 4, 6, 7}
+    assert neighbour_guesses([1, 2], reach=1) == {1, 2, 3}
+    assert neighbour_guesses([]) == set()

@@ -34,7 +34,7 @@ from memdir.search.fusion import (
     scale_to_best,
 )
 from memdir.search.mmr import select_diverse
-from memdir.search.neighbours import find_neighbours
+from memdir.search.neighbours import find_neighbours, neighbour_guesses
 from memdir.search.query import build_match_expression
 from memdir.search.recency import recency_multiplier
 from memdir.search.results import SearchHit, SearchOptions, SearchResults
@@ -87,8 +87,9 @@ def search(
         # chunks keep the first vector search: one extra KNN query, not two
         block_scores, block_parts = fuse_signals(blocks, options)
     chunk_scores, _ = fuse_signals(chunks, options)
-    units = store.get_units(set(block_scores) | set(chunk_scores))
-    near = neighbour_pool(store, units, block_scores, options)
+    seeds = lending_blocks(block_scores, options)
+    units = store.get_units(set(block_scores) | set(chunk_scores) | neighbour_guesses(seeds))
+    near = neighbour_pool(store, units, block_scores, seeds, options)
     candidates = score_blocks(block_scores, chunk_scores, units, options.chunk_share, near)
     apply_attribution(text, candidates, options.attribution_demote)
     apply_recency(candidates, block_parts, options, now or datetime.now(UTC))
@@ -103,20 +104,27 @@ def search(
     return SearchResults(hits=hits, notice=notice)
 
 
+def lending_blocks(block_scores: dict[int, float], options: SearchOptions) -> list[int]:
+    """The blocks whose neighbours inherit from them: the ``options.candidates`` best.
+
+    The weaker ones would lend too little to matter, and each costs up to four more
+    units to fetch. None when neighbours and answers are off.
+    """
+    if options.neighbour_share <= 0.0 and options.answer_share <= 0.0:
+        return []
+    return sorted(block_scores, key=lambda i: -block_scores[i])[: options.candidates]
+
+
 def neighbour_pool(
     store: IndexStore,
     units: dict[int, Unit],
     block_scores: dict[int, float],
+    seeds: list[int],
     options: SearchOptions,
 ) -> dict[int, float]:
-    """What the blocks around the best candidate blocks inherit (fetched units join ``units``).
-
-    Only the ``options.candidates`` best blocks lend to their neighbours: the weaker ones
-    would lend too little to matter, and each costs up to four more units to fetch.
-    """
-    if options.neighbour_share <= 0.0 and options.answer_share <= 0.0:
+    """What the blocks around the ``seeds`` inherit (units not yet fetched join ``units``)."""
+    if not seeds:
         return {}
-    seeds = sorted(block_scores, key=lambda i: -block_scores[i])[: options.candidates]
     adjacency = find_neighbours(store, units, seeds)
     return neighbour_relevance(
         block_scores, adjacency, units, options.neighbour_share, options.answer_share

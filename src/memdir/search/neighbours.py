@@ -47,18 +47,23 @@ def is_adjacent(first: Unit, second: Unit) -> bool:
     )
 
 
+def neighbour_guesses(seeds: Iterable[int], reach: int = NEIGHBOUR_REACH) -> set[int]:
+    """The unit ids that may be the neighbours of the ``seeds`` (checked once fetched).
+
+    Search asks the store for these together with its candidates: one fetch, not two.
+    """
+    return {j for i in seeds for step in range(1, reach + 1) for j in (i - step, i + step) if j > 0}
+
+
 def find_neighbours(
     store: IndexStore, units: dict[int, Unit], seeds: Iterable[int], reach: int = NEIGHBOUR_REACH
 ) -> dict[int, Adjacency]:
-    """Neighbours of the ``seeds`` (block ids in ``units``); fetched units join ``units``."""
+    """Neighbours of the ``seeds`` (block ids in ``units``); fetched units join ``units``.
+
+    Guesses already in ``units`` (see ``neighbour_guesses``) are not fetched again.
+    """
     blocks = [i for i in seeds if i in units and units[i].kind == "block"]
-    wanted = {
-        j
-        for i in blocks
-        for step in range(1, reach + 1)
-        for j in (i - step, i + step)
-        if j > 0 and j not in units
-    }
+    wanted = neighbour_guesses(blocks, reach) - units.keys()
     if wanted:
         units.update(store.get_units(wanted))
     return {i: adjacency_of(i, units, reach) for i in blocks}

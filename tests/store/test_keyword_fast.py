@@ -120,12 +120,8 @@ def test_pruned_path_runs_and_skips_the_full_query(
     assert all(" AND " in e for e in expressions)  # every region narrows the match
 
 
-@pytest.mark.slow
-def test_ceilings_skip_regions_the_bounds_cannot(
-    store: SqliteStore, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """Four common terms: the first region's 10th scores beat every later region's ceiling
-    sum (not its looser bound sum), so that region alone answers, and exactly."""
+def record_matches(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Every MATCH expression the keyword search runs from now on, in order."""
     expressions: list[str] = []
     real = fts.top_per_kind
 
@@ -134,6 +130,16 @@ def test_ceilings_skip_regions_the_bounds_cannot(
         return real(*args)  # type: ignore[arg-type]
 
     monkeypatch.setattr("memdir.store.fts.top_per_kind", recording)
+    return expressions
+
+
+@pytest.mark.slow
+def test_ceilings_skip_regions_the_bounds_cannot(
+    store: SqliteStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Four common terms: the first region's 10th scores beat every later region's ceiling
+    sum (not its looser bound sum), so that region alone answers, and exactly."""
+    expressions = record_matches(monkeypatch)
     expression, sources = '"alpha" OR "beta" OR "gamma" OR "delta"', ["global", "agent:a"]
     found = store.keyword_search_kinds(expression, sources, ("block", "chunk"), 10)
     assert len(expressions) == 1, expressions
@@ -277,14 +283,7 @@ def test_lone_rows_of_a_common_term_get_a_region_not_the_full_query(
 ) -> None:
     """Too few chunks in the AND regions to beat the terms' ceilings: the rows holding one
     term alone are ranked by ``c NOT (others)`` regions, and the answer stays exact."""
-    expressions: list[str] = []
-    real = fts.top_per_kind
-
-    def recording(*args: object) -> dict[UnitKind, fts.Ranked]:
-        expressions.append(str(args[1]))
-        return real(*args)  # type: ignore[arg-type]
-
-    monkeypatch.setattr("memdir.store.fts.top_per_kind", recording)
+    expressions = record_matches(monkeypatch)
     expression, sources = '"alpha" OR "beta" OR "gamma" OR "delta"', ["agent:a"]
     found = tiled.keyword_search_kinds(expression, sources, ("block", "chunk"), 200)
     assert any(" NOT " in e for e in expressions), expressions

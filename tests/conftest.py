@@ -1,11 +1,17 @@
-"""Shared fixtures: an isolated MEMDIR_HOME per test and no stray MEMDIR_ variables."""
+"""Shared fixtures: an isolated MEMDIR_HOME per test, no stray MEMDIR_ variables, and the one
+PostgreSQL server of a test session (pgserver or MEMDIR_TEST_PG_DSN), started when first used."""
 
 from __future__ import annotations
 
 import os
+import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
+sys.path.insert(0, str(Path(__file__).parent / "store_pg"))
+from pgserver_support import TestServer, start_server
 
 
 @pytest.fixture(autouse=True)
@@ -19,3 +25,14 @@ def _isolated_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
 @pytest.fixture
 def home(tmp_path: Path) -> Path:
     return tmp_path / "home"
+
+
+@pytest.fixture(scope="session")
+def pg_server() -> Iterator[TestServer]:
+    # Session fixtures are set up before the autouse fixture that clears MEMDIR_* variables.
+    try:
+        server = start_server()
+    except RuntimeError as exc:
+        pytest.skip(f"no PostgreSQL for the tests: {exc}")
+    yield server
+    server.stop()

@@ -1,4 +1,4 @@
-"""Fixtures: one PostgreSQL server per session, and stores of either backend per test."""
+"""Fixtures: stores of either backend per test (the server is tests/conftest.py's pg_server)."""
 
 from __future__ import annotations
 
@@ -8,23 +8,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from pgserver_support import TestServer, start_server
+from pgserver_support import TestServer
 
 from memdir.store import SqliteStore
 from memdir.store.postgres import PostgresStore
 
 OpenStore = Callable[..., Any]
-
-
-@pytest.fixture(scope="session")
-def pg_server() -> Iterator[TestServer]:
-    # Session fixtures are set up before the autouse fixture that clears MEMDIR_* variables.
-    try:
-        server = start_server()
-    except RuntimeError as exc:
-        pytest.skip(f"no PostgreSQL for the tests: {exc}")
-    yield server
-    server.stop()
 
 
 @pytest.fixture

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 import sqlite3
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 import pytest
@@ -32,20 +32,29 @@ def _texts(count: int, seed: int = 3) -> list[str]:
 
 @pytest.fixture(scope="module")
 def store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SqliteStore]:
-    path = tmp_path_factory.mktemp("kw") / "index.db"
-    texts = _texts(12_000)
-    opened = SqliteStore.open(path)
-    writes = []
-    for n in range(0, len(texts), 20):
-        source = "global" if n % 60 else "agent:a"
-        units = [
-            Unit(source, f"f{n}.md", "chunk" if i % 4 == 0 else "block", i + 1, i + 1, text)
-            for i, text in enumerate(texts[n : n + 20])
-        ]
-        writes.append(FileWrite(FileStamp(source, f"f{n}.md", str(n), 1, 1), units, None))
-    opened.write_files(writes)
+    opened = _write_corpus(
+        tmp_path_factory.mktemp("kw") / "index.db", _texts(12_000), "f", 20, lambda n, i: i % 4 == 0
+    )
     yield opened
     opened.close()
+
+
+def _write_corpus(
+    path: Path, texts: list[str], prefix: str, per_file: int, is_chunk: Callable[[int, int], bool]
+) -> SqliteStore:
+    """One unit per text, ``per_file`` to a file; every third file in ``agent:a``."""
+    opened = SqliteStore.open(path)
+    writes = []
+    for n in range(0, len(texts), per_file):
+        source = "global" if n % (3 * per_file) else "agent:a"
+        name = f"{prefix}{n}.md"
+        units = [
+            Unit(source, name, "chunk" if is_chunk(n, i) else "block", i + 1, i + 1, text)
+            for i, text in enumerate(texts[n : n + per_file])
+        ]
+        writes.append(FileWrite(FileStamp(source, name, str(n), 1, 1), units, None))
+    opened.write_files(writes)
+    return opened
 
 
 def _exact_rows(
@@ -238,17 +247,7 @@ def _tiled_texts(count: int, distinct: int = 150, seed: int = 5) -> list[str]:
 @pytest.fixture(scope="module")
 def tiled(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SqliteStore]:
     path = tmp_path_factory.mktemp("tiled") / "index.db"
-    texts = _tiled_texts(9_000)
-    opened = SqliteStore.open(path)
-    writes = []
-    for n in range(0, len(texts), 30):
-        source = "global" if n % 90 else "agent:a"
-        units = [
-            Unit(source, f"t{n}.md", "chunk" if (n + i) % 5 == 0 else "block", i + 1, i + 1, text)
-            for i, text in enumerate(texts[n : n + 30])
-        ]
-        writes.append(FileWrite(FileStamp(source, f"t{n}.md", str(n), 1, 1), units, None))
-    opened.write_files(writes)
+    opened = _write_corpus(path, _tiled_texts(9_000), "t", 30, lambda n, i: (n + i) % 5 == 0)
     yield opened
     opened.close()
 

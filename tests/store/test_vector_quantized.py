@@ -12,7 +12,7 @@ import pytest
 
 from memdir.errors import StoreError
 from memdir.store import EmbedderIdentity, FileStamp, FileWrite, SqliteStore, Unit
-from memdir.store.vectors import RESCORE_MIN, UnitMatrix, hamming, pack_signs
+from memdir.store.vectors import RESCORE_MIN, UnitMatrix, hamming, nearest_rows, pack_signs
 
 DIMS = 384
 IDENTITY = EmbedderIdentity("test", "clusters", DIMS)
@@ -67,6 +67,16 @@ def test_pack_signs_and_hamming_agree_with_a_bit_count() -> None:
     dist = hamming(signs, pack_signs(vectors[7:8], centre))
     expected = ((vectors > centre) != (vectors[7] > centre)).sum(axis=1)
     assert dist.tolist() == expected.tolist()
+
+
+@pytest.mark.parametrize("count", [1, 5, 37, 200, 999, 1000, 5000])
+def test_nearest_rows_are_the_smallest_distances(count: int) -> None:
+    rng = np.random.default_rng(count)
+    dist = rng.binomial(64, 0.5, size=1000).astype(np.uint16)
+    rows = nearest_rows(dist, count)
+    assert len(rows) == min(count, 1000) == len(set(rows.tolist()))
+    expected = np.sort(dist)[: len(rows)]
+    assert np.sort(dist[rows]).tolist() == expected.tolist()
 
 
 def test_matrix_upserts_and_removes_like_a_dict() -> None:

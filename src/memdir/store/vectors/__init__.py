@@ -30,7 +30,15 @@ this package; the split is an implementation detail.
 """
 
 from memdir.store.vectors.backends import VEC_TABLE, NumpyIndex, VecIndex, VectorIndex
-from memdir.store.vectors.codec import Rows, Signs, StoredRow, Vector, hamming, pack_signs
+from memdir.store.vectors.codec import (
+    Rows,
+    Signs,
+    StoredRow,
+    Vector,
+    hamming,
+    nearest_rows,
+    pack_signs,
+)
 from memdir.store.vectors.log import (
     EPOCH_KEY,
     LOG_KEEP,
@@ -63,6 +71,7 @@ __all__ = [
     "hamming",
     "has_log",
     "log_changes",
+    "nearest_rows",
     "pack_signs",
     "reset_log",
 ]

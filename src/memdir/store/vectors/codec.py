@@ -43,6 +43,21 @@ def hamming(signs: Signs, query: Signs) -> npt.NDArray[np.uint16]:
     return dist
 
 
+def nearest_rows(dist: npt.NDArray[np.uint16], count: int) -> Rows:
+    """Row numbers of ``count`` smallest distances (ties at the cut-off by row order).
+
+    Distances are small integers (at most the bit count), so a histogram finds the
+    cut-off in one pass: about twice as fast as ``argpartition`` over a million rows.
+    """
+    if count >= len(dist):
+        return np.arange(len(dist))
+    cumulative = np.cumsum(np.bincount(dist))
+    cut = int(np.searchsorted(cumulative, count))  # the first distance reaching ``count``
+    below = np.flatnonzero(dist < cut)
+    tied = np.flatnonzero(dist == cut)[: count - len(below)]
+    return np.concatenate([below, tied])
+
+
 def normalised(vectors: npt.ArrayLike) -> Vector:
     """A new float32 matrix of ``vectors`` (one or many) scaled to unit length."""
     out = np.array(vectors, dtype=np.float32, ndmin=2)

@@ -19,6 +19,7 @@ from memdir.store.vectors.codec import (
     Rows,
     Vector,
     hamming,
+    nearest_rows,
     normalise_in_place,
     normalised,
     pack_signs,
@@ -120,7 +121,7 @@ class UnitMatrix:
             dist = hamming(self.signs[:, : self.count], pack_signs(q[None], self.centre))
             if wanted is not None:
                 dist = dist[wanted]
-            near = np.argpartition(dist, budget - 1)[:budget]
+            near = nearest_rows(dist, budget)
             rows = near if wanted is None else wanted[near]
         scores = self.vectors[rows] @ q
         top = np.argpartition(-scores, limit - 1)[:limit] if limit < len(rows) else None

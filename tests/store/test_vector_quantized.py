@@ -125,6 +125,28 @@ def test_quantized_search_finds_the_exact_neighbours(tmp_path: Path, backend: st
         assert float(np.mean(recalls)) >= 0.95
 
 
+def test_vector_search_does_not_wait_for_the_store_connection(tmp_path: Path) -> None:
+    """A search's vector queries run while its full-text pass holds the store's connection."""
+    import threading
+
+    vectors = clustered(600, seed=8)
+    with open_store(tmp_path / "i.db", "numpy") as store:
+        ids = write(store, "a", vectors)
+        found: list[list[int]] = []
+        with store._lock:  # what keyword_search_kinds holds for its whole pass
+            worker = threading.Thread(
+                target=lambda: found.append(
+                    [h.unit_id for h in store.vector_search(vectors[3], ["global"], "block", 5)]
+                )
+            )
+            worker.start()
+            worker.join(timeout=30)
+            assert not worker.is_alive(), "vector search waited for the full-text connection"
+        assert found == [exact_top(vectors, ids, vectors[3], 5)]
+    with pytest.raises(StoreError, match="not open"):
+        store.vector_search(vectors[3], ["global"], "block", 5)
+
+
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_source_and_kind_filters_are_exact(tmp_path: Path, backend: str) -> None:
     vectors = clustered(1500, seed=3)

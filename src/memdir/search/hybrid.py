@@ -7,7 +7,9 @@ default, RRF or weighted on request), lets blocks inherit relevance from their
 chunks and the blocks around them (an answer from its question), demotes lines
 attributed to someone other than the query names (``attribution``), applies the
 bounded recency boost, optional MMR, ``min_score`` and merges spans per file.
-With no embedder the search is keyword-only.
+With no embedder the search is keyword-only. The query embedding and the first
+vector queries run in a worker thread while the full-text pass runs in the
+caller's (stores answer vector queries on a connection of their own).
 """
 
 from __future__ import annotations
@@ -71,15 +73,20 @@ def search(
         raise InvalidInputError("search query is empty; pass the words to look for")
     text = query[:MAX_QUERY_CHARS]
     expression = build_match_expression(text, options.max_terms)
-    # The query embedding (onnxruntime or HTTP, both release the GIL) runs in a worker
-    # thread while the caller's thread asks the full-text index: the two overlap.
-    pending = _embedding_pool().submit(embedder.embed_query, text) if embedder else None
     limit = options.candidates
+    # The query embedding and the first vector searches (onnxruntime or HTTP, numpy and
+    # the store's own vector connection, all releasing the GIL) run in a worker thread
+    # while the caller's thread asks the full-text index: the two overlap.
+    pending = (
+        _embedding_pool().submit(embed_and_search, store, embedder, text, sources, limit)
+        if embedder
+        else None
+    )
     words = store.keyword_search_kinds(expression, sources, KINDS, limit) if expression else {}
     block_words, chunk_words = words.get("block", []), words.get("chunk", [])
-    vector = pending.result() if pending is not None else None
-    blocks = Signals(block_words, nearest_vectors(store, vector, sources, "block", limit))
-    chunks = Signals(chunk_words, nearest_vectors(store, vector, sources, "chunk", limit))
+    vector, nearest = pending.result() if pending is not None else (None, {})
+    blocks = Signals(block_words, nearest.get("block", []))
+    chunks = Signals(chunk_words, nearest.get("chunk", []))
     block_scores, block_parts = fuse_signals(blocks, options)
     if vector is not None and options.feedback > 0.0 and block_scores:
         vector = expand_query(store, vector, block_scores, options.feedback)
@@ -102,6 +109,14 @@ def search(
     hits = tuple(to_hit(c) for c in merge_spans(ranked, options.max_results, options.absorb_ratio))
     notice = "" if hits else explain_empty(store, sources, query, options, bool(candidates))
     return SearchResults(hits=hits, notice=notice)
+
+
+def embed_and_search(
+    store: IndexStore, embedder: Embedder, text: str, sources: Sequence[str], limit: int
+) -> tuple[npt.NDArray[np.float32], dict[UnitKind, list[ScoredId]]]:
+    """The query vector and its vector candidates of each kind (one worker-thread task)."""
+    vector = embedder.embed_query(text)
+    return vector, {kind: nearest_vectors(store, vector, sources, kind, limit) for kind in KINDS}
 
 
 def lending_blocks(block_scores: dict[int, float], options: SearchOptions) -> list[int]:

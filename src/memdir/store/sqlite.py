@@ -96,6 +96,10 @@ class SqliteStore:
         self.requested_backend = vector_backend
         self._lock = threading.RLock()
         self._db: Connection | None = None
+        # Vector search reads through a connection of its own, so a search's vector
+        # lookups (in the query-embedding thread) overlap its full-text pass.
+        self._vector_lock = threading.Lock()
+        self._vector_db: Connection | None = None
         self._numpy = NumpyIndex()
         self._vec = VecIndex()
         self._term_stats = TermStats()
@@ -140,6 +144,10 @@ class SqliteStore:
             if self._db is not None:
                 self._db.conn.close()
                 self._db = None
+        with self._vector_lock:
+            if self._vector_db is not None:
+                self._vector_db.conn.close()
+                self._vector_db = None
 
     def __enter__(self) -> SqliteStore:
         self.connect()
@@ -197,8 +205,8 @@ class SqliteStore:
         return self._db
 
     @contextmanager
-    def _translated(self) -> Iterator[Connection]:
-        db = self._conn()
+    def _translated(self, db: Connection | None = None) -> Iterator[Connection]:
+        db = db or self._conn()
         try:
             yield db
         except db.errors as exc:
@@ -212,6 +220,15 @@ class SqliteStore:
     def _read(self, fn: Callable[[sqlite3.Connection], T]) -> T:
         with self._lock, self._translated() as db:
             return retry_locked(lambda: fn(db.conn), db.errors)
+
+    def _vector_read(self, fn: Callable[[sqlite3.Connection], T]) -> T:
+        """``_read`` on the vector-search connection (opened on first use)."""
+        self._conn()  # the store must be open
+        with self._vector_lock:
+            if self._vector_db is None:
+                self._vector_db = connect(self.path, want_vec=True)
+            with self._translated(self._vector_db) as db:
+                return retry_locked(lambda: fn(db.conn), db.errors)
 
     def _write(self, fn: Callable[[sqlite3.Connection], T]) -> T:
         """Run ``fn`` in one ``BEGIN IMMEDIATE`` transaction, retried as a whole when locked."""
@@ -288,8 +305,10 @@ class SqliteStore:
 
         self._write(bind)
 
-    def _vector_index(self, query_dims: int | None = None) -> VectorIndex | None:
-        meta = self._meta()
+    def _vector_index(
+        self, query_dims: int | None = None, meta: dict[str, str] | None = None
+    ) -> VectorIndex | None:
+        meta = self._meta() if meta is None else meta
         recorded = _identity(meta)
         if recorded is None:
             return None
@@ -351,13 +370,20 @@ class SqliteStore:
     def vector_search(
         self, query: npt.NDArray[np.float32], sources: Sequence[str], kind: UnitKind, limit: int
     ) -> list[ScoredId]:
-        """Nearest units by cosine similarity (``score`` in [-1, 1]); [] in keyword-only mode."""
+        """Nearest units by cosine similarity (``score`` in [-1, 1]); [] in keyword-only mode.
+
+        Runs on a connection of its own: safe to call while another thread of the same
+        search is in :meth:`keyword_search_kinds`.
+        """
         if not sources or limit <= 0:
             return []
-        index = self._vector_index(int(np.asarray(query).shape[-1]))
-        if index is None:
-            return []
-        return self._read(lambda c: index.search(c, query, sources, kind, limit))
+
+        def find(conn: sqlite3.Connection) -> list[ScoredId]:
+            meta = dict(conn.execute("SELECT key, value FROM meta").fetchall())
+            index = self._vector_index(int(np.asarray(query).shape[-1]), meta)
+            return [] if index is None else index.search(conn, query, sources, kind, limit)
+
+        return self._vector_read(find)
 
     def get_units(self, ids: Iterable[int]) -> dict[int, Unit]:
         wanted = list(dict.fromkeys(ids))

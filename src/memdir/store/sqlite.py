@@ -72,6 +72,9 @@ def _batches(items: Sequence[T], size: int = 500) -> Iterator[Sequence[T]]:
         yield items[start : start + size]
 
 
+VECTOR_CACHE_KIB = 2048  # page cache of the vector-search connection
+
+
 class SqliteStore:
     """The default index store (implements ``IndexStore`` plus the writer methods).
 
@@ -227,6 +230,10 @@ class SqliteStore:
         with self._vector_lock:
             if self._vector_db is None:
                 self._vector_db = connect(self.path, want_vec=True)
+                # It reads the vector log and, on a (re)load, the vectors once in order: no
+                # mapping (it would count the file's pages in RSS a second time), little cache.
+                self._vector_db.conn.execute("PRAGMA mmap_size = 0")
+                self._vector_db.conn.execute(f"PRAGMA cache_size = -{VECTOR_CACHE_KIB}")
             with self._translated(self._vector_db) as db:
                 return retry_locked(lambda: fn(db.conn), db.errors)
 

@@ -31,6 +31,10 @@ BUSY_TIMEOUT_MS = 5_000
 RETRY_SECONDS = 30.0
 MMAP_BYTES = 1 << 30
 CACHE_KIB = 64 * 1024
+# A connection that only reads the vector log and, on a (re)load, every vector once in
+# order: no map (a second map of the file would count its pages in RSS twice), little cache.
+SCAN_MMAP_BYTES = 0
+SCAN_CACHE_KIB = 2048
 REBUILD_HINT = "run `memdir index rebuild`"
 
 T = TypeVar("T")
@@ -83,8 +87,17 @@ def _load_vec(conn: sqlite3.Connection, errors: tuple[type[Exception], ...]) -> 
     return True
 
 
-def connect(path: Path, *, want_vec: bool = True) -> Connection:
-    """Open ``path`` with WAL, a busy timeout and foreign keys; load sqlite-vec if wanted."""
+def connect(
+    path: Path,
+    *,
+    want_vec: bool = True,
+    mmap_bytes: int = MMAP_BYTES,
+    cache_kib: int = CACHE_KIB,
+) -> Connection:
+    """Open ``path`` with WAL, a busy timeout and foreign keys; load sqlite-vec if wanted.
+
+    ``mmap_bytes`` and ``cache_kib`` size the memory map and the page cache.
+    """
     driver = _driver()
     errors: tuple[type[Exception], ...] = (sqlite3.DatabaseError,)
     if driver is not sqlite3:
@@ -109,8 +122,8 @@ def connect(path: Path, *, want_vec: bool = True) -> Connection:
         conn.execute("PRAGMA synchronous = NORMAL")
         conn.execute("PRAGMA foreign_keys = ON")
         # vec0 KNN scans every vector of a partition; memory-mapped reads make it ~2.5x faster.
-        conn.execute(f"PRAGMA mmap_size = {MMAP_BYTES}")
-        conn.execute(f"PRAGMA cache_size = -{CACHE_KIB}")
+        conn.execute(f"PRAGMA mmap_size = {int(mmap_bytes)}")
+        conn.execute(f"PRAGMA cache_size = -{int(cache_kib)}")
     except errors as exc:
         conn.close()
         raise corrupt_error(path, exc) from exc

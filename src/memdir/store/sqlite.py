@@ -29,6 +29,8 @@ from memdir.store import writes as writes_sql
 from memdir.store.base import EmbedderIdentity, IndexStats, ScoredId, Unit, UnitKind
 from memdir.store.connect import (
     REBUILD_HINT,
+    SCAN_CACHE_KIB,
+    SCAN_MMAP_BYTES,
     Connection,
     connect,
     corrupt_error,
@@ -70,9 +72,6 @@ def _marks(count: int) -> str:
 def _batches(items: Sequence[T], size: int = 500) -> Iterator[Sequence[T]]:
     for start in range(0, len(items), size):
         yield items[start : start + size]
-
-
-VECTOR_CACHE_KIB = 2048  # page cache of the vector-search connection
 
 
 class SqliteStore:
@@ -229,11 +228,9 @@ class SqliteStore:
         self._conn()  # the store must be open
         with self._vector_lock:
             if self._vector_db is None:
-                self._vector_db = connect(self.path, want_vec=True)
-                # It reads the vector log and, on a (re)load, the vectors once in order: no
-                # mapping (it would count the file's pages in RSS a second time), little cache.
-                self._vector_db.conn.execute("PRAGMA mmap_size = 0")
-                self._vector_db.conn.execute(f"PRAGMA cache_size = -{VECTOR_CACHE_KIB}")
+                self._vector_db = connect(
+                    self.path, want_vec=True, mmap_bytes=SCAN_MMAP_BYTES, cache_kib=SCAN_CACHE_KIB
+                )
             with self._translated(self._vector_db) as db:
                 return retry_locked(lambda: fn(db.conn), db.errors)
 

@@ -253,7 +253,7 @@ class SqliteStore:
     # -- meta, identity and backend ----------------------------------------------------------
 
     def _meta(self) -> dict[str, str]:
-        return dict(self._read(lambda c: c.execute("SELECT key, value FROM meta").fetchall()))
+        return self._read(_read_meta)
 
     @property
     def tokenizer(self) -> str:
@@ -290,7 +290,7 @@ class SqliteStore:
             return
 
         def bind(conn: sqlite3.Connection) -> None:
-            meta = dict(conn.execute("SELECT key, value FROM meta").fetchall())
+            meta = _read_meta(conn)
             recorded = _identity(meta)
             if recorded is not None:
                 _check_identity(recorded, identity, self.path)
@@ -383,7 +383,7 @@ class SqliteStore:
             return []
 
         def find(conn: sqlite3.Connection) -> list[ScoredId]:
-            meta = dict(conn.execute("SELECT key, value FROM meta").fetchall())
+            meta = _read_meta(conn)
             index = self._vector_index(int(np.asarray(query).shape[-1]), meta)
             return [] if index is None else index.search(conn, query, sources, kind, limit)
 
@@ -451,7 +451,7 @@ class SqliteStore:
 
     def _resolve(self, conn: sqlite3.Connection) -> VectorIndex | None:
         """The vector index, read inside the caller's transaction (None when keyword-only)."""
-        meta = dict(conn.execute("SELECT key, value FROM meta").fetchall())
+        meta = _read_meta(conn)
         return None if _identity(meta) is None else self._backend(meta)
 
     def move_files(self, moves: Sequence[tuple[FileKey, FileStamp]]) -> list[FileKey]:
@@ -536,7 +536,7 @@ class SqliteStore:
             )
 
         def clear(conn: sqlite3.Connection) -> None:
-            current = dict(conn.execute("SELECT key, value FROM meta").fetchall())
+            current = _read_meta(conn)
             if conn.execute(f"SELECT 1 FROM sqlite_master WHERE name = '{VEC_TABLE}'").fetchone():
                 self._vec_loaded_or_fail()
                 conn.execute(f"DROP TABLE {VEC_TABLE}")
@@ -600,6 +600,11 @@ class SqliteStore:
                 "vector_full_loads": self._numpy.mirror.full_loads + self._vec.mirror.full_loads,
             },
         )
+
+
+def _read_meta(conn: sqlite3.Connection) -> dict[str, str]:
+    """The ``meta`` table as a dict, read on ``conn`` (inside its current transaction)."""
+    return dict(conn.execute("SELECT key, value FROM meta").fetchall())
 
 
 def _identity(meta: dict[str, str]) -> EmbedderIdentity | None:

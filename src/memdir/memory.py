@@ -195,7 +195,10 @@ class Memory:
         if cfg.backend == "sqlite":
             self.index_path.parent.mkdir(parents=True, exist_ok=True)
         options = StoreOptions(
-            schema=cfg.schema_name, vector_index=cfg.vector_index, pool_size=cfg.pool_size
+            schema=cfg.schema_name,
+            vector_index=cfg.vector_index,
+            pool_size=cfg.pool_size,
+            keyword_ranking=cfg.keyword_ranking,
         )
         return open_store(
             cfg.backend, path=self.index_path, dsn=cfg.dsn, tokenizer=tokenizer, settings=options

@@ -98,7 +98,9 @@ def test_search_citations_quote_the_file(fuzz_memory: Memory, text: str) -> None
         cited = "\n".join(
             line.removesuffix("\r") for line in lines[hit.start_line - 1 : hit.end_line]
         )
-        assert hit.text == cited.removeprefix("\ufeff"), hit.citation
+        if hit.start_line == 1:  # only a byte-order mark that opens the file is not text
+            cited = cited.removeprefix("\ufeff")
+        assert hit.text == cited, hit.citation
 
 
 @FUZZ

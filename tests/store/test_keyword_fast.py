@@ -1,4 +1,8 @@
-"""The pruned keyword search returns the same top-k as ranking every matching row."""
+"""The pruned FTS5 keyword search returns the same top-k as ranking every matching row.
+
+These stores rank with FTS5 (``keyword_ranking="fts5"``); the in-memory ranking is
+checked against them in ``test_keyword_memory.py``.
+"""
 
 from __future__ import annotations
 
@@ -43,7 +47,7 @@ def _write_corpus(
     path: Path, texts: list[str], prefix: str, per_file: int, is_chunk: Callable[[int, int], bool]
 ) -> SqliteStore:
     """One unit per text, ``per_file`` to a file; every third file in ``agent:a``."""
-    opened = SqliteStore.open(path)
+    opened = SqliteStore.open(path, keyword_ranking="fts5")
     writes = []
     for n in range(0, len(texts), per_file):
         source = "global" if n % (3 * per_file) else "agent:a"
@@ -189,7 +193,7 @@ def test_random_expressions_equal_the_full_ranking(
 
 
 def test_writes_refresh_the_cached_frequencies(tmp_path: Path) -> None:
-    with SqliteStore.open(tmp_path / "i.db") as store:
+    with SqliteStore.open(tmp_path / "i.db", keyword_ranking="fts5") as store:
         texts = [f"common word{n} " + ("rare" if n == 5 else "") for n in range(4_500)]
         units = [Unit("global", "a.md", "block", i + 1, i + 1, t) for i, t in enumerate(texts)]
         store.write_files([FileWrite(FileStamp("global", "a.md", "1", 1, 1), units, None)])
@@ -294,7 +298,7 @@ def test_lone_rows_of_a_common_term_get_a_region_not_the_full_query(
 
 
 def test_kinds_are_keys_even_without_hits(tmp_path: Path) -> None:
-    with SqliteStore.open(tmp_path / "i.db") as store:
+    with SqliteStore.open(tmp_path / "i.db", keyword_ranking="fts5") as store:
         units = [Unit("global", "a.md", "block", 1, 1, "green tea")]
         store.write_files([FileWrite(FileStamp("global", "a.md", "1", 1, 1), units, None)])
         both: tuple[UnitKind, ...] = ("block", "chunk")

@@ -14,7 +14,7 @@ from memdir.store.base import (
     UnitKind,
 )
 from memdir.store.records import FileKey, FileStamp, FileWrite
-from memdir.store.sqlite import SqliteStore, VectorBackend
+from memdir.store.sqlite import KeywordRanking, SqliteStore, VectorBackend
 
 __all__ = [
     "EmbedderIdentity",
@@ -24,6 +24,7 @@ __all__ = [
     "FileWrite",
     "IndexStats",
     "IndexStore",
+    "KeywordRanking",
     "ScoredId",
     "SqliteStore",
     "Unit",

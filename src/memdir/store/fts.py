@@ -85,9 +85,16 @@ class TermStats:
 
 def split_phrases(expression: str) -> list[str] | None:
     """The distinct quoted phrases of an ``"a" OR "b"`` expression; None for other shapes."""
+    phrases = every_phrase(expression)
+    return None if phrases is None else list(dict.fromkeys(phrases))
+
+
+def every_phrase(expression: str) -> list[str] | None:
+    """Every quoted phrase of an ``"a" OR "b"`` expression, in order, repeats included
+    (FTS5 scores a repeated phrase twice); None for other shapes."""
     if _OR_OF_PHRASES.fullmatch(expression) is None:
         return None
-    return list(dict.fromkeys(_PHRASES.findall(expression)))
+    return _PHRASES.findall(expression)
 
 
 def refresh_stats(conn: sqlite3.Connection, stats: TermStats) -> None:

@@ -38,7 +38,8 @@ from memdir.store.connect import (
     is_locked,
     retry_locked,
 )
-from memdir.store.fts import TermStats, ranked_units
+from memdir.store.fts import TermStats, every_phrase, ranked_units
+from memdir.store.keywords import KeywordIndex
 from memdir.store.migrations import (
     TOKENIZERS,
     apply_migrations,
@@ -47,6 +48,14 @@ from memdir.store.migrations import (
     pending_migrations,
 )
 from memdir.store.records import FileKey, FileStamp, FileWrite
+from memdir.store.terms import (
+    TERM_LOG,
+    TERMS_TOKENIZER,
+    Tokens,
+    backfill_terms,
+    create_terms,
+    has_terms,
+)
 from memdir.store.vectors import (
     VEC_TABLE,
     NumpyIndex,
@@ -58,7 +67,9 @@ from memdir.store.vectors import (
 )
 
 VectorBackend = Literal["auto", "sqlite-vec", "numpy"]
+KeywordRanking = Literal["memory", "fts5"]
 T = TypeVar("T")
+MAX_CACHED_PHRASES = 10_000  # query phrases whose terms are remembered
 _UNIT_COLUMNS = (
     "u.id, u.source, u.path, u.kind, u.start_line, u.end_line, u.text, u.heading_path, "
     "u.sha256, f.mtime"
@@ -82,6 +93,9 @@ class SqliteStore:
     against the index before vectors are searched. ``vector_backend`` forces
     ``"numpy"`` or ``"sqlite-vec"`` for a new index; ``"auto"`` picks numpy (both
     are searched through the same in-memory mirror; see ``memdir.store.vectors``).
+    ``keyword_ranking`` ``"memory"`` (default) ranks BM25 in memory from the kept terms
+    (``memdir.store.keywords``; about 6 bytes per posting), ``"fts5"`` with FTS5's
+    ``bm25()`` (no memory held, about ten times slower); both give the same lists.
     """
 
     def __init__(
@@ -91,11 +105,13 @@ class SqliteStore:
         tokenizer: str | None = "porter",
         identity: EmbedderIdentity | None = None,
         vector_backend: VectorBackend = "auto",
+        keyword_ranking: KeywordRanking = "memory",
     ) -> None:
         self.path = Path(path)
         self.requested_tokenizer = tokenizer
         self.expected_identity = identity
         self.requested_backend = vector_backend
+        self.keyword_ranking = keyword_ranking
         self._lock = threading.RLock()
         self._db: Connection | None = None
         # Vector search reads through a connection of its own, so a search's vector
@@ -105,6 +121,9 @@ class SqliteStore:
         self._numpy = NumpyIndex()
         self._vec = VecIndex()
         self._term_stats = TermStats()
+        self._tokens = Tokens(TOKENIZERS[TERMS_TOKENIZER])
+        self._keywords = KeywordIndex()
+        self._phrase_terms: dict[str, tuple[int, ...] | None] = {}
 
     # -- lifecycle ---------------------------------------------------------------------------
 
@@ -116,9 +135,16 @@ class SqliteStore:
         tokenizer: str | None = "porter",
         identity: EmbedderIdentity | None = None,
         vector_backend: VectorBackend = "auto",
+        keyword_ranking: KeywordRanking = "memory",
     ) -> SqliteStore:
         """Open (creating if needed) the index at ``path``; migrate; check the tokenizer."""
-        store = cls(path, tokenizer=tokenizer, identity=identity, vector_backend=vector_backend)
+        store = cls(
+            path,
+            tokenizer=tokenizer,
+            identity=identity,
+            vector_backend=vector_backend,
+            keyword_ranking=keyword_ranking,
+        )
         store.connect()
         return store
 
@@ -131,6 +157,10 @@ class SqliteStore:
             )
         if self.requested_backend not in ("auto", "sqlite-vec", "numpy"):
             raise InvalidInputError(f"unknown vector backend {self.requested_backend!r}")
+        if self.keyword_ranking not in ("memory", "fts5"):
+            raise InvalidInputError(
+                f"unknown keyword ranking {self.keyword_ranking!r}; use 'memory' or 'fts5'"
+            )
         self.path.parent.mkdir(parents=True, exist_ok=True)
         # sqlite-vec loads even when numpy is requested: an index built with it keeps it.
         db = connect(self.path, want_vec=True)
@@ -170,7 +200,9 @@ class SqliteStore:
 
     def _prepare_schema(self) -> None:
         needs_write = self._read(
-            lambda c: bool(pending_migrations(c)) or self._no_fts(c) or not has_log(c)
+            lambda c: (
+                bool(pending_migrations(c)) or self._no_fts(c) or not has_log(c) or not has_terms(c)
+            )
         )
         if needs_write:
             self._write(self._migrate)
@@ -194,6 +226,10 @@ class SqliteStore:
         if self._no_fts(conn):
             create_fts(conn, self.requested_tokenizer or "porter")
         create_log(conn)
+        if not has_terms(conn):
+            create_terms(conn)
+            if _read_meta(conn).get("tokenizer", "porter") == TERMS_TOKENIZER:
+                backfill_terms(conn, self._tokens)
 
     def _replace_fts(self, conn: sqlite3.Connection, tokenizer: str) -> None:
         drop_fts(conn)
@@ -353,9 +389,7 @@ class SqliteStore:
         with self._lock, self._translated() as db:
             try:
                 found = retry_locked(
-                    lambda: ranked_units(
-                        db.conn, self._term_stats, match_expression, sources, wanted, limit
-                    ),
+                    lambda: self._ranked(db.conn, match_expression, sources, wanted, limit),
                     db.errors,
                 )
             except db.errors as exc:
@@ -370,6 +404,49 @@ class SqliteStore:
             kind: [ScoredId(unit_id=uid, score=max(0.0, score)) for uid, score in found[kind]]
             for kind in wanted
         }
+
+    def _ranked(
+        self,
+        conn: sqlite3.Connection,
+        expression: str,
+        sources: Sequence[str],
+        kinds: Sequence[UnitKind],
+        limit: int,
+    ) -> dict[UnitKind, list[tuple[int, float]]]:
+        """In memory (``memdir.store.keywords``) when the expression is an OR of one-term
+        phrases and the index keeps terms; FTS5 (``memdir.store.fts``) otherwise."""
+        terms = self._query_terms(conn, expression)
+        if terms is not None:
+            conn.execute("BEGIN")
+            try:
+                if self._keywords.refresh(conn):
+                    return self._keywords.search(terms, sources, kinds, limit)
+            finally:
+                conn.execute("COMMIT")
+        return ranked_units(conn, self._term_stats, expression, sources, kinds, limit)
+
+    def _query_terms(self, conn: sqlite3.Connection, expression: str) -> list[int] | None:
+        """The term hash of each phrase of an ``"a" OR "b"`` expression, in order; None
+        when the index keeps no terms or a phrase is not exactly one term (FTS5 then)."""
+        phrases = every_phrase(expression)
+        if phrases is None or self.keyword_ranking != "memory" or not self._terms_tokens(conn):
+            return None
+        unknown = [p for p in dict.fromkeys(phrases) if p not in self._phrase_terms]
+        if unknown:
+            if len(self._phrase_terms) > MAX_CACHED_PHRASES:
+                self._phrase_terms.clear()
+            texts = [p[1:-1].replace('""', '"') for p in unknown]
+            for phrase, tokens in zip(unknown, self._tokens.of_texts(conn, texts), strict=True):
+                self._phrase_terms[phrase] = (
+                    tuple(self._tokens.hash(t) for t in tokens) if len(tokens) <= 1 else None
+                )
+        terms: list[int] = []
+        for phrase in phrases:
+            found = self._phrase_terms[phrase]
+            if found is None:
+                return None
+            terms.extend(found)
+        return terms
 
     def vector_search(
         self, query: npt.NDArray[np.float32], sources: Sequence[str], kind: UnitKind, limit: int
@@ -445,9 +522,20 @@ class SqliteStore:
         recorded = self.identity
         if identity is not None and recorded is not None:
             _check_identity(recorded, identity, self.path)
-        return self._write(
-            lambda c: sum(writes_sql.write_file(c, w, self._resolve, identity) for w in writes)
-        )
+
+        def write(conn: sqlite3.Connection) -> int:
+            tokens = self._terms_tokens(conn)
+            return sum(
+                writes_sql.write_file(conn, w, self._resolve, identity, tokens) for w in writes
+            )
+
+        return self._write(write)
+
+    def _terms_tokens(self, conn: sqlite3.Connection) -> Tokens | None:
+        """The tokenizer that keeps ``file_terms``; None for an index whose FTS5 tokenizer
+        has no kept terms (trigram: its keyword search is FTS5's own)."""
+        keeps = _read_meta(conn).get("tokenizer", "porter") == TERMS_TOKENIZER
+        return self._tokens if keeps else None
 
     def _resolve(self, conn: sqlite3.Connection) -> VectorIndex | None:
         """The vector index, read inside the caller's transaction (None when keyword-only)."""
@@ -541,7 +629,7 @@ class SqliteStore:
                 self._vec_loaded_or_fail()
                 conn.execute(f"DROP TABLE {VEC_TABLE}")
             drop_fts(conn)
-            for table in ("unit_vectors", "units", "files"):
+            for table in ("unit_vectors", "units", "file_terms", "files"):
                 conn.execute(f"DELETE FROM {table}")
             if not keep_cache:
                 conn.execute("DELETE FROM embedding_cache")
@@ -551,6 +639,7 @@ class SqliteStore:
             )
             create_fts(conn, tokenizer or current.get("tokenizer", "porter"))
             reset_log(conn, uuid.uuid4().hex)
+            TERM_LOG.reset(conn, uuid.uuid4().hex)
 
         self._write(clear)
         self._numpy = NumpyIndex()

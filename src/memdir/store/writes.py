@@ -15,6 +15,7 @@ import numpy.typing as npt
 
 from memdir.store.base import EmbedderIdentity
 from memdir.store.records import FileKey, FileStamp, FileWrite
+from memdir.store.terms import Tokens, delete_terms, write_terms
 from memdir.store.vectors import VectorIndex
 
 Resolve = Callable[[sqlite3.Connection], VectorIndex | None]
@@ -25,8 +26,10 @@ def write_file(
     item: FileWrite,
     resolve: Resolve,
     identity: EmbedderIdentity | None,
+    tokens: Tokens | None = None,
 ) -> int:
-    """Upsert the file row and replace its units (and vectors); returns units written."""
+    """Upsert the file row and replace its units (and vectors, and terms when ``tokens``
+    is given); returns units written."""
     stamp = item.stamp
     file_id = conn.execute(
         "INSERT INTO files (source, path, sha256, size, mtime, mtime_ns) "
@@ -54,6 +57,8 @@ def write_file(
             ),
         ).fetchone()[0]
         rows.append((uid, unit.kind, stamp.source))
+    if tokens is not None:
+        write_terms(conn, tokens, file_id)
     index = resolve(conn)
     if item.vectors is not None and index is not None and rows:
         index.put(conn, rows, item.vectors)
@@ -84,6 +89,7 @@ def delete_file(conn: sqlite3.Connection, resolve: Resolve, key: FileKey) -> Non
     row = conn.execute("SELECT id FROM files WHERE source = ? AND path = ?", key).fetchone()
     if row is not None:
         delete_units(conn, resolve, row[0])
+        delete_terms(conn, row[0])
         conn.execute("DELETE FROM files WHERE id = ?", (row[0],))
 
 

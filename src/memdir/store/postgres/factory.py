@@ -14,7 +14,7 @@ from typing import Literal
 from memdir.errors import ConfigError
 from memdir.store.base import EmbedderIdentity
 from memdir.store.postgres.store import PostgresStore, VectorIndexKind
-from memdir.store.sqlite import SqliteStore, VectorBackend
+from memdir.store.sqlite import KeywordRanking, SqliteStore, VectorBackend
 
 Backend = Literal["sqlite", "postgres"]
 
@@ -27,6 +27,7 @@ class StoreSettings:
     vector_index: VectorIndexKind = "exact"
     pool_size: int = 1
     vector_backend: VectorBackend = "auto"
+    keyword_ranking: KeywordRanking = "memory"
 
 
 def open_store(
@@ -44,7 +45,11 @@ def open_store(
         if path is None:
             raise ConfigError("the sqlite store needs a database path; set store.path")
         return SqliteStore.open(
-            path, tokenizer=tokenizer, identity=identity, vector_backend=opts.vector_backend
+            path,
+            tokenizer=tokenizer,
+            identity=identity,
+            vector_backend=opts.vector_backend,
+            keyword_ranking=opts.keyword_ranking,
         )
     if backend == "postgres":
         if not dsn:

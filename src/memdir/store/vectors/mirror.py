@@ -19,15 +19,10 @@ import numpy as np
 
 from memdir.store.base import ScoredId, UnitKind
 from memdir.store.vectors.codec import StoredRow, Vector
-from memdir.store.vectors.log import EPOCH_KEY
+from memdir.store.vectors.log import VECTOR_LOG
 from memdir.store.vectors.matrix import UnitMatrix
 
 RELOAD_SHARE = 0.25  # more changed ids than this share of the mirror: reload in full
-
-_STATE_SQL = (
-    "SELECT (SELECT value FROM meta WHERE key = ?), "
-    "(SELECT min(seq) FROM vector_log), (SELECT max(seq) FROM vector_log)"
-)
 
 
 class StoredVectors(Protocol):
@@ -70,25 +65,19 @@ class VectorMirror:
         if own:
             conn.execute("BEGIN")
         try:
-            epoch, low, high = conn.execute(_STATE_SQL, (EPOCH_KEY,)).fetchone()
-            state = (str(epoch or ""), int(high or 0))
+            now = VECTOR_LOG.state(conn)
             seen = self._state
-            if seen is None or seen[0] != state[0] or state[1] < seen[1]:
+            if seen is None or VECTOR_LOG.behind(seen, now):
                 self._load_all(conn)
-            elif low is not None and low > seen[1] + 1:
-                self._load_all(conn)  # the log was pruned past what we have seen
-            elif state[1] > seen[1]:
+            elif now.high > seen[1]:
                 self._apply(conn, seen[1])
-            self._state = state
+            self._state = (now.epoch, now.high)
         finally:
             if own:
                 conn.execute("COMMIT")
 
     def _apply(self, conn: sqlite3.Connection, after: int) -> None:
-        ids = [
-            r[0]
-            for r in conn.execute("SELECT DISTINCT unit_id FROM vector_log WHERE seq > ?", (after,))
-        ]
+        ids = VECTOR_LOG.changed_since(conn, after)
         size = sum(m.count for m in self._kinds.values())
         if len(ids) > RELOAD_SHARE * size + 1000:
             self._load_all(conn)

@@ -84,6 +84,8 @@ def search(
     )
     words = store.keyword_search_kinds(expression, sources, KINDS, limit) if expression else {}
     block_words, chunk_words = words.get("block", []), words.get("chunk", [])
+    # While the worker embeds, fetch the keyword candidates and their likely neighbours.
+    units = store.get_units(prefetch_ids(block_words, chunk_words)) if pending else {}
     vector, nearest = pending.result() if pending is not None else (None, {})
     blocks = Signals(block_words, nearest.get("block", []))
     chunks = Signals(chunk_words, nearest.get("chunk", []))
@@ -95,7 +97,8 @@ def search(
         block_scores, block_parts = fuse_signals(blocks, options)
     chunk_scores, _ = fuse_signals(chunks, options)
     seeds = lending_blocks(block_scores, options)
-    units = store.get_units(set(block_scores) | set(chunk_scores) | neighbour_guesses(seeds))
+    wanted = set(block_scores) | set(chunk_scores) | neighbour_guesses(seeds)
+    units.update(store.get_units(wanted - units.keys()))
     near = neighbour_pool(store, units, block_scores, seeds, options)
     candidates = score_blocks(block_scores, chunk_scores, units, options.chunk_share, near)
     apply_attribution(text, candidates, options.attribution_demote)
@@ -109,6 +112,12 @@ def search(
     hits = tuple(to_hit(c) for c in merge_spans(ranked, options.max_results, options.absorb_ratio))
     notice = "" if hits else explain_empty(store, sources, query, options, bool(candidates))
     return SearchResults(hits=hits, notice=notice)
+
+
+def prefetch_ids(block_words: list[ScoredId], chunk_words: list[ScoredId]) -> set[int]:
+    """The units search will surely read: keyword candidates and the blocks around them."""
+    blocks = [item.unit_id for item in block_words]
+    return {*blocks, *(item.unit_id for item in chunk_words), *neighbour_guesses(blocks)}
 
 
 def embed_and_search(
@@ -153,10 +162,14 @@ def apply_recency(
     now: datetime,
 ) -> None:
     """Multiply each candidate's relevance by its bounded recency boost; fill the breakdown."""
+    boosts: dict[str, float] = {}  # candidates share few files
     for candidate in candidates:
-        boost = recency_multiplier(
-            candidate.unit.path, now, options.recency_half_life_days, options.recency_max_boost
-        )
+        path = candidate.unit.path
+        boost = boosts.get(path)
+        if boost is None:
+            boost = boosts[path] = recency_multiplier(
+                path, now, options.recency_half_life_days, options.recency_max_boost
+            )
         candidate.breakdown.update(parts.get(candidate.unit.id, {}))
         candidate.breakdown["relevance"] = candidate.relevance
         candidate.breakdown["recency"] = boost

@@ -37,12 +37,19 @@ class Candidate:
     breakdown: dict[str, float] = field(default_factory=dict)
     start_line: int = 0
     end_line: int = 0
-    lines: dict[int, str] = field(default_factory=dict)
+    _lines: dict[int, str] | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         self.start_line = self.unit.start_line
         self.end_line = self.unit.end_line
-        self.lines = unit_lines(self.unit)
+
+    @property
+    def lines(self) -> dict[int, str]:
+        """Line number -> text of the span so far (split from the unit on first use:
+        most candidates never become hits)."""
+        if self._lines is None:
+            self._lines = unit_lines(self.unit)
+        return self._lines
 
     @property
     def file_key(self) -> tuple[str, str]:

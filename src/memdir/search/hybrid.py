@@ -90,15 +90,16 @@ def search(
     blocks = Signals(block_words, nearest.get("block", []))
     chunks = Signals(chunk_words, nearest.get("chunk", []))
     block_scores, block_parts = fuse_signals(blocks, options)
+    chunk_scores, _ = fuse_signals(chunks, options)
     if vector is not None and options.feedback > 0.0 and block_scores:
         vector = expand_query(store, vector, block_scores, options.feedback)
-        blocks = Signals(blocks.keyword, nearest_vectors(store, vector, sources, "block", limit))
+        again = _embedding_pool().submit(nearest_vectors, store, vector, sources, "block", limit)
+        # While the worker runs the feedback search, fetch what the first lists need.
+        fetch_missing(store, units, block_scores, chunk_scores, options)
         # chunks keep the first vector search: one extra KNN query, not two
+        blocks = Signals(blocks.keyword, again.result())
         block_scores, block_parts = fuse_signals(blocks, options)
-    chunk_scores, _ = fuse_signals(chunks, options)
-    seeds = lending_blocks(block_scores, options)
-    wanted = set(block_scores) | set(chunk_scores) | neighbour_guesses(seeds)
-    units.update(store.get_units(wanted - units.keys()))
+    seeds = fetch_missing(store, units, block_scores, chunk_scores, options)
     near = neighbour_pool(store, units, block_scores, seeds, options)
     candidates = score_blocks(block_scores, chunk_scores, units, options.chunk_share, near)
     apply_attribution(text, candidates, options.attribution_demote)
@@ -112,6 +113,21 @@ def search(
     hits = tuple(to_hit(c) for c in merge_spans(ranked, options.max_results, options.absorb_ratio))
     notice = "" if hits else explain_empty(store, sources, query, options, bool(candidates))
     return SearchResults(hits=hits, notice=notice)
+
+
+def fetch_missing(
+    store: IndexStore,
+    units: dict[int, Unit],
+    block_scores: dict[int, float],
+    chunk_scores: dict[int, float],
+    options: SearchOptions,
+) -> list[int]:
+    """Add the candidates and the likely neighbours of the lending blocks to ``units``
+    (only those not there yet); returns the lending blocks."""
+    seeds = lending_blocks(block_scores, options)
+    wanted = set(block_scores) | set(chunk_scores) | neighbour_guesses(seeds)
+    units.update(store.get_units(wanted - units.keys()))
+    return seeds
 
 
 def prefetch_ids(block_words: list[ScoredId], chunk_words: list[ScoredId]) -> set[int]:

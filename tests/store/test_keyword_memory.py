@@ -140,7 +140,10 @@ def test_phrases_of_several_terms_and_other_expressions_go_to_fts5(
     assert texts == {"the e-mail server", "e mail"}  # a phrase: "mail e" does not match
 
 
-def test_an_index_without_terms_gains_them_on_open(tmp_path: Path) -> None:
+def test_an_index_without_terms_gains_them_on_open(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("memdir.store.sqlite.BACKFILL_FILES", 3)  # three batches, then done
     path = tmp_path / "i.db"
     rng = random.Random(2)
     with SqliteStore.open(path) as store:
@@ -154,6 +157,24 @@ def test_an_index_without_terms_gains_them_on_open(tmp_path: Path) -> None:
     with SqliteStore.open(path) as memory, SqliteStore.open(path, keyword_ranking="fts5") as fts5:
         assert_same(memory, fts5, '"tea" OR "plan" OR "deploy"', 20)
         assert memory._keywords.rows == 48
+        assert "terms_pending" not in memory._meta()
+
+
+def test_an_interrupted_backfill_resumes_on_the_next_open(tmp_path: Path) -> None:
+    path = tmp_path / "i.db"
+    rng = random.Random(4)
+    with SqliteStore.open(path) as store:
+        for n in range(6):
+            _write(store, f"f{n}.md", [_text(rng) for _ in range(5)])
+    conn = sqlite3.connect(path)  # killed after the first batches of a backfill
+    conn.execute("DELETE FROM file_terms WHERE file_id IN (SELECT id FROM files LIMIT 4)")
+    conn.execute("INSERT INTO meta (key, value) VALUES ('terms_pending', '1')")
+    conn.commit()
+    with SqliteStore.open(path) as memory, SqliteStore.open(path, keyword_ranking="fts5") as fts5:
+        assert conn.execute("SELECT count(*) FROM file_terms").fetchone()[0] == 6
+        assert "terms_pending" not in memory._meta()
+        assert_same(memory, fts5, '"tea" OR "garden" OR "run"', 30)
+    conn.close()
 
 
 def test_units_written_without_terms_fall_back_to_fts5(

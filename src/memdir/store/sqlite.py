@@ -12,6 +12,7 @@ retried on ``database is locked`` by ``connect.retry_locked``.
 
 from __future__ import annotations
 
+import logging
 import sqlite3
 import threading
 import uuid
@@ -49,12 +50,15 @@ from memdir.store.migrations import (
 )
 from memdir.store.records import FileKey, FileStamp, FileWrite
 from memdir.store.terms import (
+    PENDING_KEY,
     TERM_LOG,
     TERMS_TOKENIZER,
     Tokens,
     backfill_terms,
+    count_missing,
     create_terms,
     has_terms,
+    mark_pending,
 )
 from memdir.store.vectors import (
     VEC_TABLE,
@@ -66,9 +70,12 @@ from memdir.store.vectors import (
     reset_log,
 )
 
+logger = logging.getLogger(__name__)
+
 VectorBackend = Literal["auto", "sqlite-vec", "numpy"]
 KeywordRanking = Literal["memory", "fts5"]
 T = TypeVar("T")
+BACKFILL_FILES = 200  # files given their terms per transaction when an old index is opened
 MAX_CACHED_PHRASES = 10_000  # query phrases whose terms are remembered
 _UNIT_COLUMNS = (
     "u.id, u.source, u.path, u.kind, u.start_line, u.end_line, u.text, u.heading_path, "
@@ -206,6 +213,8 @@ class SqliteStore:
         )
         if needs_write:
             self._write(self._migrate)
+        if PENDING_KEY in self._meta():
+            self._backfill_terms()
         recorded = self.tokenizer
         wanted = self.requested_tokenizer
         if wanted is not None and recorded != wanted:
@@ -229,7 +238,20 @@ class SqliteStore:
         if not has_terms(conn):
             create_terms(conn)
             if _read_meta(conn).get("tokenizer", "porter") == TERMS_TOKENIZER:
-                backfill_terms(conn, self._tokens)
+                mark_pending(conn)
+
+    def _backfill_terms(self) -> None:
+        """Give every file of an index made before kept terms its terms row, in batches."""
+        missing = self._read(count_missing)
+        if missing:
+            logger.info("indexing the terms of %d files for keyword search (once)", missing)
+        done = 0
+        while True:
+            written = self._write(lambda c: backfill_terms(c, self._tokens, BACKFILL_FILES))
+            done += written
+            if written == 0:
+                return
+            logger.info("terms of %d of %d files indexed", done, missing)
 
     def _replace_fts(self, conn: sqlite3.Connection, tokenizer: str) -> None:
         drop_fts(conn)
@@ -635,7 +657,8 @@ class SqliteStore:
                 conn.execute("DELETE FROM embedding_cache")
             conn.execute(
                 "DELETE FROM meta WHERE key LIKE 'identity_%' OR key = 'vector_backend' "
-                "OR key LIKE 'vectors_incomplete:%'"
+                "OR key LIKE 'vectors_incomplete:%' OR key = ?",
+                (PENDING_KEY,),
             )
             create_fts(conn, tokenizer or current.get("tokenizer", "porter"))
             reset_log(conn, uuid.uuid4().hex)

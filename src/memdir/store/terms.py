@@ -18,7 +18,6 @@ hashes) and ``counts`` (int32 occurrences). Each write and delete is logged in
 from __future__ import annotations
 
 import hashlib
-import logging
 import sqlite3
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -28,8 +27,6 @@ import numpy as np
 import numpy.typing as npt
 
 from memdir.store.changelog import ChangeLog
-
-logger = logging.getLogger(__name__)
 
 TERM_LOG = ChangeLog(table="term_log", column="file_id", epoch_key="term_epoch")
 KINDS = ("chunk", "block")  # kind code = position
@@ -199,16 +196,30 @@ def read_terms(conn: sqlite3.Connection, file_ids: Sequence[int] | None) -> Iter
         )
 
 
-def backfill_terms(conn: sqlite3.Connection, tokens: Tokens) -> int:
-    """Write the terms row of every file that has none (an index made before them)."""
-    missing = [
-        int(r[0])
-        for r in conn.execute(
-            "SELECT id FROM files WHERE id NOT IN (SELECT file_id FROM file_terms)"
-        )
-    ]
-    if missing:
-        logger.info("indexing the terms of %d files for keyword search (once)", len(missing))
+PENDING_KEY = "terms_pending"  # meta: an index made before kept terms still gains them
+_MISSING = "SELECT id FROM files WHERE id NOT IN (SELECT file_id FROM file_terms)"
+
+
+def mark_pending(conn: sqlite3.Connection) -> None:
+    """After ``create_terms`` on an index that already has files: they need their terms."""
+    if conn.execute("SELECT 1 FROM files LIMIT 1").fetchone() is not None:
+        conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, '1')", (PENDING_KEY,))
+
+
+def count_missing(conn: sqlite3.Connection) -> int:
+    return int(conn.execute(f"SELECT count(*) FROM ({_MISSING})").fetchone()[0])
+
+
+def backfill_terms(conn: sqlite3.Connection, tokens: Tokens, limit: int) -> int:
+    """Write the terms rows of up to ``limit`` files that have none; returns how many.
+
+    The caller runs batches, each in a transaction of its own, so other writers get
+    their turn; the batch that finds nothing left clears ``PENDING_KEY``. Until then
+    keyword search ranks with FTS5 (the in-memory index sees units it has no terms for).
+    """
+    missing = [int(r[0]) for r in conn.execute(f"{_MISSING} LIMIT ?", (limit,))]
     for file_id in missing:
         write_terms(conn, tokens, file_id)
+    if not missing:
+        conn.execute("DELETE FROM meta WHERE key = ?", (PENDING_KEY,))
     return len(missing)

@@ -710,6 +710,9 @@ class SqliteStore:
                 "sqlite_vec_loaded": db.vec_loaded,
                 "vector_memory_bytes": self._numpy.mirror.nbytes + self._vec.mirror.nbytes,
                 "vector_full_loads": self._numpy.mirror.full_loads + self._vec.mirror.full_loads,
+                "keyword_ranking": self.keyword_ranking,
+                "keyword_memory_bytes": self._keywords.nbytes,
+                "keyword_full_loads": self._keywords.full_loads,
             },
         )
 

@@ -253,3 +253,17 @@ def test_writes_of_other_processes_are_searched(tmp_path: Path) -> None:
         units = reader.get_units(h.unit_id for h in hits)
         assert len(hits) == 100
         assert sorted(u.path for u in units.values()).count("p.md") == 50
+
+
+def test_a_long_scan_in_two_threads_equals_one() -> None:
+    from memdir.store.vectors import codec
+
+    rng = np.random.default_rng(9)
+    rows = codec.PARALLEL_ROWS + 12_345
+    signs = rng.integers(0, 2**63, size=(6, rows), dtype=np.uint64)
+    query = rng.integers(0, 2**63, size=(6, 1), dtype=np.uint64)
+    split = hamming(signs, query)
+    assert split.shape == (rows,)
+    assert np.array_equal(split, codec._hamming(signs, query))
+    ran = codec._scan_pool.cache_info().currsize == 1
+    assert ran or codec._usable_cpus() < 2  # the second thread did half of the scan

@@ -9,7 +9,10 @@ touches a database.
 
 from __future__ import annotations
 
+import functools
+import os
 from collections.abc import Iterable
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import numpy.typing as npt
@@ -20,6 +23,20 @@ Rows = npt.NDArray[np.intp]
 StoredRow = tuple[int, str, str, bytes]  # (unit_id, kind, source, float32 blob)
 
 BLOCK_ROWS = 8192  # rows packed or normalised at a time (bounds the temporary copies)
+PARALLEL_ROWS = 200_000  # sign-bit scans this long run in two threads
+
+
+@functools.cache
+def _scan_pool() -> ThreadPoolExecutor:
+    """One thread per process for the second half of long scans, created on first use."""
+    return ThreadPoolExecutor(max_workers=1, thread_name_prefix="memdir-vector-scan")
+
+
+def _usable_cpus() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
 
 
 def pack_signs(vectors: Vector, centre: Vector) -> Signs:
@@ -36,7 +53,21 @@ def pack_signs(vectors: Vector, centre: Vector) -> Signs:
 
 
 def hamming(signs: Signs, query: Signs) -> npt.NDArray[np.uint16]:
-    """Hamming distance of every column of ``signs`` to the one-column ``query``."""
+    """Hamming distance of every column of ``signs`` to the one-column ``query``.
+
+    Past ``PARALLEL_ROWS`` columns (and with two CPUs to use) the two halves are scanned
+    in two threads: numpy releases the GIL, and the scan is 7 ms per million rows.
+    """
+    rows = signs.shape[1]
+    if rows < PARALLEL_ROWS or _usable_cpus() < 2:
+        return _hamming(signs, query)
+    half = rows // 2
+    second = _scan_pool().submit(_hamming, signs[:, half:], query)
+    first = _hamming(signs[:, :half], query)
+    return np.concatenate([first, second.result()])
+
+
+def _hamming(signs: Signs, query: Signs) -> npt.NDArray[np.uint16]:
     dist: npt.NDArray[np.uint16] = np.bitwise_count(signs[0] ^ query[0]).astype(np.uint16)
     for word in range(1, len(signs)):
         dist += np.bitwise_count(signs[word] ^ query[word])

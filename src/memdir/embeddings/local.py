@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import hashlib
 import logging
-import os
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -27,6 +26,7 @@ from memdir.embeddings.wordpiece import (
     load_wordpiece_tokenizer,
 )
 from memdir.errors import ConfigError, EmbeddingError, InvalidInputError
+from memdir.machine import usable_cpus
 
 if TYPE_CHECKING:
     from onnxruntime import InferenceSession
@@ -85,7 +85,7 @@ class LocalEmbedder:
             raise ConfigError(f"threads={threads!r} must be at least 1 (or unset)")
         self.batch_size = batch_size
         self.max_tokens = max_tokens
-        self.threads = threads if threads is not None else min(_usable_cpus(), 4)
+        self.threads = threads if threads is not None else min(usable_cpus(), 4)
         self.model_path = Path(model_path) if model_path is not None else None
         self._runtime: _Runtime | None = None
         self._lock = threading.Lock()
@@ -228,13 +228,6 @@ def _embed_batch(runtime: _Runtime, encodings: Sequence[Encoding]) -> Vectors:
     pooled /= np.maximum(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12)
     vectors: Vectors = pooled.astype(np.float32, copy=False)
     return vectors
-
-
-def _usable_cpus() -> int:
-    """CPUs this process may run on (the affinity mask where the OS has one)."""
-    if hasattr(os, "sched_getaffinity"):
-        return max(len(os.sched_getaffinity(0)), 1)
-    return os.cpu_count() or 1
 
 
 def _check_texts(texts: Sequence[str]) -> None:

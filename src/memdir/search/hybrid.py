@@ -15,7 +15,6 @@ caller's (stores answer vector queries on a connection of their own).
 from __future__ import annotations
 
 import logging
-import threading
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -26,6 +25,7 @@ import numpy.typing as npt
 
 from memdir.embeddings.base import Embedder
 from memdir.errors import InvalidInputError
+from memdir.machine import worker_pool
 from memdir.search.attribution import apply_attribution
 from memdir.search.fusion import (
     fuse_reciprocal_rank,
@@ -206,17 +206,12 @@ def nearest_vectors(
     return keep_similar(store.vector_search(vector, sources, kind, limit))
 
 
-_POOL: ThreadPoolExecutor | None = None
-_POOL_LOCK = threading.Lock()
+QUERY_POOL = "memdir-query-embed"  # query embeddings and the vector searches beside them
 
 
 def _embedding_pool() -> ThreadPoolExecutor:
-    """One small pool per process for query embeddings, created on first use."""
-    global _POOL
-    with _POOL_LOCK:
-        if _POOL is None:
-            _POOL = ThreadPoolExecutor(max_workers=2, thread_name_prefix="memdir-query-embed")
-        return _POOL
+    """The worker threads a search hands its query embedding and vector searches to."""
+    return worker_pool(QUERY_POOL, 2)
 
 
 def keep_similar(found: list[ScoredId]) -> list[ScoredId]:

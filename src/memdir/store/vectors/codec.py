@@ -9,13 +9,12 @@ touches a database.
 
 from __future__ import annotations
 
-import functools
-import os
 from collections.abc import Iterable
-from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import numpy.typing as npt
+
+from memdir.machine import usable_cpus, worker_pool
 
 Vector = npt.NDArray[np.float32]
 Signs = npt.NDArray[np.uint64]
@@ -25,18 +24,7 @@ StoredRow = tuple[int, str, str, bytes]  # (unit_id, kind, source, float32 blob)
 BLOCK_ROWS = 8192  # rows packed or normalised at a time (bounds the temporary copies)
 PARALLEL_ROWS = 200_000  # sign-bit scans this long run in two threads
 
-
-@functools.cache
-def _scan_pool() -> ThreadPoolExecutor:
-    """One thread per process for the second half of long scans, created on first use."""
-    return ThreadPoolExecutor(max_workers=1, thread_name_prefix="memdir-vector-scan")
-
-
-def _usable_cpus() -> int:
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # not on Linux
-        return os.cpu_count() or 1
+SCAN_POOL = "memdir-vector-scan"  # one thread: the second half of a long scan
 
 
 def pack_signs(vectors: Vector, centre: Vector) -> Signs:
@@ -59,10 +47,10 @@ def hamming(signs: Signs, query: Signs) -> npt.NDArray[np.uint16]:
     in two threads: numpy releases the GIL, and the scan is 7 ms per million rows.
     """
     rows = signs.shape[1]
-    if rows < PARALLEL_ROWS or _usable_cpus() < 2:
+    if rows < PARALLEL_ROWS or usable_cpus() < 2:
         return _hamming(signs, query)
     half = rows // 2
-    second = _scan_pool().submit(_hamming, signs[:, half:], query)
+    second = worker_pool(SCAN_POOL, 1).submit(_hamming, signs[:, half:], query)
     first = _hamming(signs[:, :half], query)
     return np.concatenate([first, second.result()])
 

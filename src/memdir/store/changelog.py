@@ -78,8 +78,8 @@ class ChangeLog:
         sql = f"SELECT DISTINCT {self.column} FROM {self.table} WHERE seq > ?"
         return [int(row[0]) for row in conn.execute(sql, (seq,))]
 
-    def behind(self, seen: tuple[str, int] | None, now: LogState) -> bool:
+    def behind(self, seen: tuple[str, int], now: LogState) -> bool:
         """Whether a mirror that applied ``seen`` (epoch, seq) must reload in full."""
-        if seen is None or seen[0] != now.epoch or now.high < seen[1]:
+        if seen[0] != now.epoch or now.high < seen[1]:
             return True
         return now.low > seen[1] + 1  # pruned past what the mirror has seen

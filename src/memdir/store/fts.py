@@ -55,6 +55,8 @@ from typing import get_args
 from memdir.store.base import UnitKind
 
 K1 = 1.2  # FTS5 bm25() constants
+B = 0.75
+IDF_FLOOR = 1e-6  # what FTS5 uses for an idf <= 0 (a term in half the rows or more)
 PLAIN_ROWS = 4_000  # matches this small: the full query is cheap enough
 RARE_ROWS = 2_000  # rare terms: their rows together stay this small
 MAX_TERM_STATS = 4_096  # cached document frequencies before the cache starts afresh
@@ -121,10 +123,15 @@ def phrase_frequencies(
     return {p: stats.frequencies[p] for p in phrases}
 
 
+def fts5_idf(frequency: int, rows: int) -> float:
+    """FTS5's idf of a phrase held by ``frequency`` of ``rows`` rows (floored above 0)."""
+    idf = math.log((rows - frequency + 0.5) / (frequency + 0.5))
+    return idf if idf > 0.0 else IDF_FLOOR
+
+
 def term_bound(frequency: int, rows: int) -> float:
     """The most one term can add to ``-bm25()``: FTS5's idf times ``k1 + 1``."""
-    idf = math.log((rows - frequency + 0.5) / (frequency + 0.5))
-    return (idf if idf > 0.0 else 1e-6) * (K1 + 1.0)
+    return fts5_idf(frequency, rows) * (K1 + 1.0)
 
 
 def _any(phrases: Sequence[str]) -> str:

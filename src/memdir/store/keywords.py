@@ -26,7 +26,6 @@ units are skipped at query time and dropped when their segment merges.
 from __future__ import annotations
 
 import logging
-import math
 import sqlite3
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -35,13 +34,11 @@ import numpy as np
 import numpy.typing as npt
 
 from memdir.store.base import UnitKind
+from memdir.store.fts import K1, B, fts5_idf
 from memdir.store.terms import KINDS, TERM_LOG, FileTerms, read_terms
 
 logger = logging.getLogger(__name__)
 
-K1 = 1.2  # FTS5 bm25() constants
-B = 0.75
-IDF_FLOOR = 1e-6
 MERGE_RATIO = 4  # a segment merges into the one before it once it is a quarter of its size
 RELOAD_SHARE = 0.25  # more changed files than this share: reload in full
 
@@ -289,8 +286,7 @@ class KeywordIndex:
                 docs, counts = docs[live], counts[live]
             if len(docs) == 0:
                 continue
-            idf = math.log((self.rows - len(docs) + 0.5) / (len(docs) + 0.5))
-            idf = idf if idf > 0.0 else IDF_FLOOR
+            idf = fts5_idf(len(docs), self.rows)
             freq = counts.astype(np.float64)
             norm = K1 * (1 - B + B * self.lengths[docs] / avgdl)
             all_docs.append(docs)

@@ -36,7 +36,11 @@ top-k per kind with far less work, MaxScore style:
 
 Expressions of any other shape (plain words, AND, NEAR, column filters) and small
 matches go straight to the full query. Ties in score go to the lower unit id
-everywhere, so the pruned and the full query agree on ids too.
+everywhere, so the pruned and the full query agree on ids too. One caveat: ``bm25()``
+adds a row's phrases in the order its expression names them, and a region may name them
+in another order than the query, so a score can differ from the full query's in the last
+bit, and two rows whose full scores tie within that bit can swap (seen on skewed test
+data). The in-memory ranking (``memdir.store.keywords``, the default) has no such caveat.
 
 Kind and source stay a join on ``units``: with an external-content FTS table an
 UNINDEXED column is read from that same row, and an indexed one would change

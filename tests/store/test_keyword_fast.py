@@ -7,11 +7,11 @@ checked against them in ``test_keyword_memory.py``.
 from __future__ import annotations
 
 import random
-import sqlite3
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 import pytest
+from store_support import unpruned_bm25
 
 from memdir.store import FileStamp, FileWrite, SqliteStore, Unit, fts
 from memdir.store.base import UnitKind
@@ -61,26 +61,10 @@ def _write_corpus(
     return opened
 
 
-def _exact_rows(
-    store: SqliteStore, expression: str, sources: list[str], kind: str, limit: int
-) -> list[tuple[int, float]]:
-    """The unpruned ranking: bm25() of every matching row, ties by id."""
-    conn = sqlite3.connect(store.path)
-    marks = ", ".join("?" * len(sources))
-    rows = conn.execute(
-        "SELECT u.id, -bm25(units_fts) FROM units_fts JOIN units u ON u.id = units_fts.rowid "
-        f"WHERE units_fts MATCH ? AND u.kind = ? AND u.source IN ({marks}) "
-        "ORDER BY bm25(units_fts), u.id LIMIT ?",
-        (expression, kind, *sources, limit),
-    ).fetchall()
-    conn.close()
-    return [(int(r[0]), float(r[1])) for r in rows]
-
-
 def _exact(
     store: SqliteStore, expression: str, sources: list[str], kind: str, limit: int
 ) -> list[float]:
-    return [score for _, score in _exact_rows(store, expression, sources, kind, limit)]
+    return [score for _, score in unpruned_bm25(store.path, expression, sources, kind, limit)]
 
 
 EXPRESSIONS = [
@@ -159,7 +143,7 @@ def test_ceilings_skip_regions_the_bounds_cannot(
     assert " AND " in expressions[0]
     for kind in ("block", "chunk"):
         got = [(h.unit_id, round(h.score, 9)) for h in found[kind]]  # type: ignore[index]
-        want = _exact_rows(store, expression, sources, kind, 10)
+        want = unpruned_bm25(store.path, expression, sources, kind, 10)
         assert got == [(uid, round(s, 9)) for uid, s in want]
 
 
@@ -188,7 +172,7 @@ def test_random_expressions_equal_the_full_ranking(
         found = store.keyword_search_kinds(expression, sources, ("block", "chunk"), limit)
         for kind in ("block", "chunk"):
             got = [(h.unit_id, round(h.score, 9)) for h in found[kind]]  # type: ignore[index]
-            want = _exact_rows(store, expression, sources, kind, limit)
+            want = unpruned_bm25(store.path, expression, sources, kind, limit)
             assert got == [(uid, round(max(0.0, s), 9)) for uid, s in want], expression
 
 
@@ -276,7 +260,7 @@ def test_one_pass_for_both_kinds_equals_one_kind_at_a_time(
                 alone = store.keyword_search(expression, sources, kind, limit)  # type: ignore[arg-type]
                 assert found[kind] == alone  # type: ignore[index]
                 got = [(h.unit_id, round(h.score, 9)) for h in alone]
-                want = _exact_rows(store, expression, sources, kind, limit)
+                want = unpruned_bm25(store.path, expression, sources, kind, limit)
                 assert got == [(uid, round(max(0.0, s), 9)) for uid, s in want]
 
 
@@ -292,7 +276,7 @@ def test_lone_rows_of_a_common_term_get_a_region_not_the_full_query(
     assert any(" NOT " in e for e in expressions), expressions
     assert expression not in expressions, "the full query ran"
     for kind in ("block", "chunk"):
-        want = _exact_rows(tiled, expression, sources, kind, 200)
+        want = unpruned_bm25(tiled.path, expression, sources, kind, 200)
         got = [(h.unit_id, round(h.score, 9)) for h in found[kind]]  # type: ignore[index]
         assert got == [(uid, round(max(0.0, s), 9)) for uid, s in want]
 

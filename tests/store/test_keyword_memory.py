@@ -16,6 +16,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from store_support import unpruned_bm25
 
 from memdir.store import FileStamp, FileWrite, SqliteStore, Unit
 from memdir.store.base import UnitKind
@@ -82,22 +83,6 @@ def test_random_corpora_rank_as_fts5_does(pair: tuple[SqliteStore, SqliteStore])
     assert memory._keywords.rows == sum(1 for _ in _unit_ids(memory.path))
 
 
-def _unpruned_fts5(
-    path: Path, expression: str, sources: list[str], kind: str, limit: int
-) -> list[tuple[int, float]]:
-    """FTS5's own ranking: ``bm25()`` of every matching row, ties to the lower id."""
-    conn = sqlite3.connect(path)
-    marks = ", ".join("?" * len(sources))
-    rows = conn.execute(
-        "SELECT u.id, -bm25(units_fts) FROM units_fts JOIN units u ON u.id = units_fts.rowid "
-        f"WHERE units_fts MATCH ? AND u.kind = ? AND u.source IN ({marks}) "
-        "ORDER BY bm25(units_fts), u.id LIMIT ?",
-        (expression, kind, *sources, limit),
-    ).fetchall()
-    conn.close()
-    return [(int(r[0]), max(0.0, float(r[1]))) for r in rows]
-
-
 def test_skewed_corpora_rank_as_unpruned_fts5_does(tmp_path: Path) -> None:
     """A few words in most units, most words rare, dead units, a source filter: the
     lists equal FTS5's own ``bm25()`` ranking of every matching row, bit for bit.
@@ -130,7 +115,10 @@ def test_skewed_corpora_rank_as_unpruned_fts5_does(tmp_path: Path) -> None:
             for sources in (["global"], ["global", "agent:a"], ["agent:a"]):
                 got = memory.keyword_search_kinds(expression, sources, BOTH, limit)
                 for kind in BOTH:
-                    want = _unpruned_fts5(path, expression, sources, kind, limit)
+                    want = [
+                        (uid, max(0.0, score))  # the store clamps -bm25() at 0
+                        for uid, score in unpruned_bm25(path, expression, sources, kind, limit)
+                    ]
                     assert [(h.unit_id, h.score) for h in got[kind]] == want, (expression, kind)
 
 

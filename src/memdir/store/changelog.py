@@ -83,3 +83,19 @@ class ChangeLog:
         if seen[0] != now.epoch or now.high < seen[1]:
             return True
         return now.low > seen[1] + 1  # pruned past what the mirror has seen
+
+    def catch_up(
+        self, conn: sqlite3.Connection, seen: tuple[str, int] | None
+    ) -> tuple[tuple[str, int], list[int] | None]:
+        """What a mirror that applied ``seen`` (None: nothing yet) has to do.
+
+        Returns the state to remember once done, and the ids changed since ``seen``
+        (empty: nothing to do), or None when the mirror must reload in full.
+        """
+        now = self.state(conn)
+        changed: list[int] | None = []
+        if seen is None or self.behind(seen, now):
+            changed = None
+        elif now.high > seen[1]:
+            changed = self.changed_since(conn, seen[1])
+        return (now.epoch, now.high), changed

@@ -138,17 +138,14 @@ class KeywordIndex:
         Returns whether the mirror holds every unit of the database: False when some
         were written without terms (by a memdir that kept none), and search must use FTS5.
         """
-        now = TERM_LOG.state(conn)
-        seen = self._state
-        if seen is None or TERM_LOG.behind(seen, now):
+        state, changed = TERM_LOG.catch_up(conn, self._state)
+        if changed is None or len(changed) > RELOAD_SHARE * len(self._files) + 100:
             self._load(conn, None)
-        elif now.high > seen[1]:
-            changed = TERM_LOG.changed_since(conn, seen[1])
-            many = len(changed) > RELOAD_SHARE * len(self._files) + 100
-            self._load(conn, None if many else changed)
-        self._state = (now.epoch, now.high)
+        elif changed:
+            self._load(conn, changed)
+        self._state = state
         # Writes of this process log; another process's commit changes data_version.
-        stamp = (int(conn.execute("PRAGMA data_version").fetchone()[0]), now.epoch, now.high)
+        stamp = (int(conn.execute("PRAGMA data_version").fetchone()[0]), *state)
         if stamp != self._checked:
             count, top = conn.execute("SELECT count(*), coalesce(max(id), 0) FROM units").fetchone()
             self._complete = int(count) == self.rows and int(top) < len(self.kinds)
@@ -185,7 +182,7 @@ class KeywordIndex:
         self._dead += len(units)
 
     def _add_units(self, item: FileTerms) -> None:
-        self._drop_file(item.file_id)
+        """Take in a file's units (``_load`` has dropped its old ones, or reset)."""
         units = item.units
         if len(units) == 0:
             self._files[item.file_id] = units

@@ -65,19 +65,17 @@ class VectorMirror:
         if own:
             conn.execute("BEGIN")
         try:
-            now = VECTOR_LOG.state(conn)
-            seen = self._state
-            if seen is None or VECTOR_LOG.behind(seen, now):
+            state, changed = VECTOR_LOG.catch_up(conn, self._state)
+            if changed is None:
                 self._load_all(conn)
-            elif now.high > seen[1]:
-                self._apply(conn, seen[1])
-            self._state = (now.epoch, now.high)
+            elif changed:
+                self._apply(conn, changed)
+            self._state = state
         finally:
             if own:
                 conn.execute("COMMIT")
 
-    def _apply(self, conn: sqlite3.Connection, after: int) -> None:
-        ids = VECTOR_LOG.changed_since(conn, after)
+    def _apply(self, conn: sqlite3.Connection, ids: list[int]) -> None:
         size = sum(m.count for m in self._kinds.values())
         if len(ids) > RELOAD_SHARE * size + 1000:
             self._load_all(conn)

@@ -107,6 +107,7 @@ class StoreSettings(_Section):
     schema_name: str = Field("memdir", pattern=r"^[a-z_][a-z0-9_]{0,62}$")
     vector_index: Literal["exact", "hnsw"] = "exact"
     keyword_ranking: Literal["memory", "fts5"] = "memory"
+    vector_graph_min_rows: int = Field(200_000, ge=0)
     pool_size: int = Field(1, ge=1, le=64)
     workspace_files: Literal["local", "postgres"] = "local"
     files_schema: str | None = Field(None, pattern=r"^[a-z_][a-z0-9_]{0,62}$")

@@ -199,6 +199,7 @@ class Memory:
             vector_index=cfg.vector_index,
             pool_size=cfg.pool_size,
             keyword_ranking=cfg.keyword_ranking,
+            graph_min_rows=cfg.vector_graph_min_rows,
         )
         return open_store(
             cfg.backend, path=self.index_path, dsn=cfg.dsn, tokenizer=tokenizer, settings=options
@@ -360,19 +361,26 @@ class Memory:
 
     @mirrored(write=False)
     def sync(
-        self, progress: ProgressCallback | None = None, all_agents: bool = False
+        self,
+        progress: ProgressCallback | None = None,
+        all_agents: bool = False,
+        optimize: bool = True,
     ) -> SyncReport:
         """Bring the index up to date with the files (incremental by content hash).
 
         A corrupt index database is rebuilt from the files, with a logged warning.
+        ``optimize=False`` skips building vector graphs (minutes on a large index; the
+        syncs that run before a search or a tool call skip it).
         """
-        return self._recovering(lambda: self._sync_once(progress, all_agents))
+        return self._recovering(lambda: self._sync_once(progress, all_agents, optimize))
 
-    def _sync_once(self, progress: ProgressCallback | None, all_agents: bool) -> SyncReport:
+    def _sync_once(
+        self, progress: ProgressCallback | None, all_agents: bool, optimize: bool
+    ) -> SyncReport:
         files, sources = self._source_files(all_agents)
         report = sync_files(
             self.store, self.embedder, files, sources=sources,
-            options=self._sync_options(), progress=progress,
+            options=self._sync_options(), progress=progress, optimize=optimize,
         )  # fmt: skip
         self.facts.sync()
         return report

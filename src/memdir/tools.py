@@ -305,7 +305,8 @@ def _validation_message(name: str, exc: ValidationError) -> str:
 
 
 def _search(memory: Memory, args: MemorySearchArgs) -> str:
-    memory.sync()  # incremental: picks up files written since the last call
+    # incremental: picks up files written since the last call (no graph build mid-call)
+    memory.sync(optimize=False)
     results = memory.search(
         args.query, max_results=args.max_results, min_score=args.min_score, scope=args.scope
     )

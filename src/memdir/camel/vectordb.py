@@ -56,7 +56,7 @@ class VectorDBBlock:
         text, offsets = format_record_entries(kept)
         location = self.memory.append_daily(text)
         if self.sync_index:
-            self.memory.sync()
+            self.memory.sync(optimize=False)
         ends = [*offsets[1:], location.end_line - location.start_line + 1]
         return [
             f"{location.path}:{location.start_line + start}-{location.start_line + end - 1}"

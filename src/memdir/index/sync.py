@@ -253,8 +253,13 @@ def sync_files(
     sources: Sequence[str],
     options: SyncOptions | None = None,
     progress: Progress | None = None,
+    optimize: bool = True,
 ) -> SyncReport:
-    """Make the index hold exactly ``files`` for ``sources``; see the module docstring."""
+    """Make the index hold exactly ``files`` for ``sources``; see the module docstring.
+
+    Then, with ``optimize``, the store brings its vector graphs up to date (SQLite, large
+    kinds only: ``IndexWriter.optimize_vectors``), which can take minutes.
+    """
     started = time.perf_counter()
     opts = options or SyncOptions()
     _check_sources(files, sources)
@@ -273,10 +278,19 @@ def sync_files(
     store.delete_files([*gone, *stale])
     if embedder is not None:
         store.mark_vectors_complete(sources)
+        if optimize:
+            store.optimize_vectors(_graph_progress(progress, len(files)))
     report.deleted = len(gone)
     report.seconds = time.perf_counter() - started
     log.info("index sync: %s", report)
     return report
+
+
+def _graph_progress(progress: Progress | None, total: int) -> Callable[[str], None] | None:
+    """Long builds after the files (a vector graph) show as the progress line's text."""
+    if progress is None:
+        return None
+    return lambda note: progress(total, total, note)
 
 
 def _stat_files(

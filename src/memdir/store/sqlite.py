@@ -15,6 +15,7 @@ from __future__ import annotations
 import logging
 import sqlite3
 import threading
+import time
 import uuid
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
@@ -69,6 +70,17 @@ from memdir.store.vectors import (
     has_log,
     reset_log,
 )
+from memdir.store.vectors.graph import (
+    GRAPH_MIN_ROWS,
+    GraphTag,
+    build_graph,
+    drop_tags,
+    graphs_due,
+    read_tags,
+    remove_other_files,
+    write_tag,
+)
+from memdir.store.vectors.log import VECTOR_LOG
 
 logger = logging.getLogger(__name__)
 
@@ -103,6 +115,8 @@ class SqliteStore:
     ``keyword_ranking`` ``"memory"`` (default) ranks BM25 in memory from the kept terms
     (``memdir.store.keywords``; about 6 bytes per posting), ``"fts5"`` with FTS5's
     ``bm25()`` (no memory held, about ten times slower); both give the same lists.
+    ``graph_min_rows``: a unit kind with this many vectors is searched through a
+    vector graph kept beside the index (built by :meth:`optimize_vectors`; 0: never).
     """
 
     def __init__(
@@ -113,8 +127,10 @@ class SqliteStore:
         identity: EmbedderIdentity | None = None,
         vector_backend: VectorBackend = "auto",
         keyword_ranking: KeywordRanking = "memory",
+        graph_min_rows: int = GRAPH_MIN_ROWS,
     ) -> None:
         self.path = Path(path)
+        self.graph_min_rows = graph_min_rows
         self.requested_tokenizer = tokenizer
         self.expected_identity = identity
         self.requested_backend = vector_backend
@@ -143,6 +159,7 @@ class SqliteStore:
         identity: EmbedderIdentity | None = None,
         vector_backend: VectorBackend = "auto",
         keyword_ranking: KeywordRanking = "memory",
+        graph_min_rows: int = GRAPH_MIN_ROWS,
     ) -> SqliteStore:
         """Open (creating if needed) the index at ``path``; migrate; check the tokenizer."""
         store = cls(
@@ -151,6 +168,7 @@ class SqliteStore:
             identity=identity,
             vector_backend=vector_backend,
             keyword_ranking=keyword_ranking,
+            graph_min_rows=graph_min_rows,
         )
         store.connect()
         return store
@@ -661,12 +679,55 @@ class SqliteStore:
                 (PENDING_KEY,),
             )
             create_fts(conn, tokenizer or current.get("tokenizer", "porter"))
+            drop_tags(conn)
             reset_log(conn, uuid.uuid4().hex)
             TERM_LOG.reset(conn, uuid.uuid4().hex)
 
         self._write(clear)
+        remove_other_files(self.path, "*", None)  # every kind's graph: its tag is gone
         self._numpy = NumpyIndex()
         self._vec = VecIndex()
+
+    def optimize_vectors(self, progress: Callable[[str], None] | None = None) -> list[str]:
+        """Build the vector graph of each unit kind that needs one; returns the kinds built.
+
+        A kind of ``graph_min_rows`` vectors or more needs one when it has none for this
+        index, or it is outdated (``memdir.store.vectors.graph.graphs_due``). Building
+        reads the kind's vectors into this process and takes minutes at a million rows
+        on two cores; ``progress`` hears of each build first. Searches in other processes
+        keep scanning until the new graph's tag is committed, then map it.
+        """
+        if self.graph_min_rows <= 0 or self._vector_index() is None:
+            return []
+        due = self._read(lambda c: graphs_due(c, self.path, self.graph_min_rows))
+        return [kind for kind in due if self._build_graph(kind, progress)]
+
+    def _build_graph(self, kind: str, progress: Callable[[str], None] | None) -> bool:
+        index = self._vector_index()
+        if index is None:
+            return False
+        snapshot = self._vector_read(lambda c: index.mirror.snapshot(c, kind))
+        if snapshot is None or len(snapshot[1]) < self.graph_min_rows:
+            return False
+        (epoch, seq), ids, vectors = snapshot
+        if progress is not None:
+            progress(f"building the vector graph of {len(ids):,} {kind}s")
+        started = time.perf_counter()
+        name = build_graph(self.path, kind, ids, vectors)
+        tag = GraphTag(file=name, epoch=epoch, seq=seq, rows=len(ids))
+
+        def publish(conn: sqlite3.Connection) -> bool:
+            if VECTOR_LOG.state(conn).epoch != epoch:
+                return False  # the index was cleared meanwhile
+            write_tag(conn, kind, tag)
+            return True
+
+        published = self._write(publish)
+        remove_other_files(self.path, kind, name if published else None)
+        logger.info(
+            "vector graph of %d %ss built in %.1f s", len(ids), kind, time.perf_counter() - started
+        )
+        return published
 
     def _vec_loaded_or_fail(self) -> None:
         if not self._conn().vec_loaded:
@@ -713,6 +774,7 @@ class SqliteStore:
                 "keyword_ranking": self.keyword_ranking,
                 "keyword_memory_bytes": self._keywords.nbytes,
                 "keyword_full_loads": self._keywords.full_loads,
+                "vector_graphs": {kind: tag.rows for kind, tag in self._read(read_tags).items()},
             },
         )
 

@@ -8,7 +8,7 @@ delete the gone ones. Splitting it would only scatter one job.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Protocol
 
 import numpy as np
@@ -44,6 +44,10 @@ class IndexWriter(IndexStore, Protocol):
     def files_missing_vectors(self, sources: Sequence[str]) -> set[FileKey]: ...
 
     def mark_vectors_complete(self, sources: Sequence[str]) -> None: ...
+
+    def optimize_vectors(self, progress: Callable[[str], None] | None = None) -> list[str]:
+        """Bring derived vector structures up to date after a sync; the unit kinds rebuilt."""
+        ...
 
     def cached_vectors(
         self, identity: EmbedderIdentity, hashes: Iterable[str]

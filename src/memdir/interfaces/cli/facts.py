@@ -59,7 +59,7 @@ def recall(
     from memdir.tools import render_recall
 
     with state(ctx).open_memory() as memory:
-        memory.sync()
+        memory.sync(optimize=False)
         facts = memory.recall(query, category=category, as_of=as_of, limit=limit)
     if as_json:
         print_json(facts)
@@ -101,7 +101,7 @@ def facts_list(
     from memdir.tools import render_fact
 
     with state(ctx).open_memory() as memory:
-        memory.sync()
+        memory.sync(optimize=False)
         facts = memory.list_facts(category, as_of, include_superseded=all_, include_forgotten=all_)
     if as_json:
         print_json(facts)

@@ -38,7 +38,11 @@ def sync(
     ctx: typer.Context,
     as_json: JsonOption = False,
 ) -> None:
-    """Index new, changed, renamed and deleted files (unchanged text is never re-embedded)."""
+    """Index new, changed, renamed and deleted files (unchanged text is never re-embedded).
+
+    A unit kind of store.vector_graph_min_rows vectors or more then gets its vector graph
+    (re)built when it has none or it is outdated: minutes at a million rows.
+    """
     with state(ctx).open_memory() as memory, progress_bar("indexing") as progress:
         report = memory.sync(progress=progress)
     _print_report(report, as_json)
@@ -83,7 +87,7 @@ def search(
     """Hybrid search over memory files; hits cite path:start-end (the memory_search tool)."""
     with state(ctx).open_memory() as memory:
         if not no_sync:
-            memory.sync()
+            memory.sync(optimize=False)  # `memdir index sync` builds vector graphs
         results = memory.search(query, max_results=max_results, min_score=min_score, scope=scope)
     if as_json:
         print_json({"hits": results.hits, "notice": results.notice})

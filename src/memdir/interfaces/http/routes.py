@@ -69,7 +69,7 @@ def search_memory(
 ) -> dict[str, Any]:
     """Hybrid search; each hit carries its ``path:start-end`` citation and score breakdown."""
     if sync:
-        memory.sync()
+        memory.sync(optimize=False)  # a graph build belongs to /index/sync
     results = memory.search(query, max_results=max_results, min_score=min_score, scope=scope)
     hits = [{**jsonable_encoder(hit), "citation": hit.citation} for hit in results.hits]
     return {"query": query, "hits": hits, "notice": results.notice}

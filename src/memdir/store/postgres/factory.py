@@ -15,6 +15,7 @@ from memdir.errors import ConfigError
 from memdir.store.base import EmbedderIdentity
 from memdir.store.postgres.store import PostgresStore, VectorIndexKind
 from memdir.store.sqlite import KeywordRanking, SqliteStore, VectorBackend
+from memdir.store.vectors.graph import GRAPH_MIN_ROWS
 
 Backend = Literal["sqlite", "postgres"]
 
@@ -28,6 +29,7 @@ class StoreSettings:
     pool_size: int = 1
     vector_backend: VectorBackend = "auto"
     keyword_ranking: KeywordRanking = "memory"
+    graph_min_rows: int = GRAPH_MIN_ROWS
 
 
 def open_store(
@@ -50,6 +52,7 @@ def open_store(
             identity=identity,
             vector_backend=opts.vector_backend,
             keyword_ranking=opts.keyword_ranking,
+            graph_min_rows=opts.graph_min_rows,
         )
     if backend == "postgres":
         if not dsn:

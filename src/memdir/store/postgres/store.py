@@ -416,6 +416,10 @@ class PostgresStore:
             sql = "DELETE FROM meta WHERE key = ANY(%s)"
             self._write(lambda c: c.execute(sql, (keys,)), sorted(set(sources)))
 
+    def optimize_vectors(self, progress: Callable[[str], None] | None = None) -> list[str]:
+        """Nothing to do: PostgreSQL keeps its HNSW index (``vector_index = "hnsw"``) itself."""
+        return []
+
     def cached_vectors(
         self, identity: EmbedderIdentity, hashes: Iterable[str]
     ) -> dict[str, npt.NDArray[np.float32]]:

@@ -30,6 +30,7 @@ class VectorIndex(Protocol):
     """Where unit vectors live; every method runs on the caller's connection."""
 
     name: str
+    mirror: VectorMirror  # this process's copy, which every search reads
 
     def create(self, conn: sqlite3.Connection, dimensions: int) -> None: ...
 

@@ -5,7 +5,9 @@ through. Before a search the mirror reads the log's high-water mark (one small
 query); new entries are re-read by id and applied in place, so writes of this
 and other processes are seen without a full reload. A new ``meta.vector_epoch``
 (after ``clear``), a log pruned past what the mirror has seen, or more changes
-than ``RELOAD_SHARE`` of the mirror force a full reload.
+than ``RELOAD_SHARE`` of the mirror force a full reload. The same refresh follows
+the kinds' vector graphs (``graph.py``): a new ``meta`` tag is attached with the
+ids logged since the graph's position, a tag of another epoch is dropped.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import numpy as np
 
 from memdir.store.base import ScoredId, UnitKind
 from memdir.store.vectors.codec import StoredRow, Vector
+from memdir.store.vectors.graph import GraphTag, Keys, database_file, open_graph, read_tags
 from memdir.store.vectors.log import VECTOR_LOG
 from memdir.store.vectors.matrix import UnitMatrix
 
@@ -40,6 +43,7 @@ class VectorMirror:
         self._stored = stored
         self._kinds: dict[str, UnitMatrix] = {}
         self._state: tuple[str, int] | None = None  # (epoch, last log seq applied)
+        self._unreadable: set[GraphTag] = set()  # graph files that failed to open (warned once)
         self.full_loads = 0
 
     @property
@@ -71,9 +75,45 @@ class VectorMirror:
             elif changed:
                 self._apply(conn, changed)
             self._state = state
+            self._follow_graphs(conn, state[0])
         finally:
             if own:
                 conn.execute("COMMIT")
+
+    def snapshot(
+        self, conn: sqlite3.Connection, kind: str
+    ) -> tuple[tuple[str, int], Keys, Vector] | None:
+        """The log position and a copy of ``kind``'s ids and vectors as of it (None: no rows)."""
+        self.refresh(conn)
+        matrix = self._kinds.get(kind)
+        if matrix is None or matrix.count == 0 or self._state is None:
+            return None
+        count = matrix.count
+        return self._state, matrix.ids[:count].copy(), matrix.vectors[:count].copy()
+
+    def _follow_graphs(self, conn: sqlite3.Connection, epoch: str) -> None:
+        """Attach each kind's current graph, drop graphs no tag names (one small query)."""
+        tags = read_tags(conn)
+        for kind, matrix in self._kinds.items():
+            tag = tags.get(kind)
+            if tag is None or tag.epoch != epoch:
+                matrix.detach_graph()
+            elif tag != matrix.graph_tag and tag not in self._unreadable:
+                self._attach(conn, matrix, tag)
+
+    def _attach(self, conn: sqlite3.Connection, matrix: UnitMatrix, tag: GraphTag) -> None:
+        database = database_file(conn)
+        if database is None:
+            return
+        if VECTOR_LOG.behind((tag.epoch, tag.seq), VECTOR_LOG.state(conn)):
+            matrix.detach_graph()  # the log no longer says what changed since: rebuilt on sync
+            return
+        graph = open_graph(database, tag)
+        if graph is None:
+            self._unreadable.add(tag)
+            matrix.detach_graph()
+            return
+        matrix.attach_graph(graph, tag, VECTOR_LOG.changed_since(conn, tag.seq))
 
     def _apply(self, conn: sqlite3.Connection, ids: list[int]) -> None:
         size = sum(m.count for m in self._kinds.values())

@@ -40,6 +40,20 @@ def test_run_scale_reports_figures(tmp_path: Path) -> None:
     assert out["resync_unchanged_s"] < out["index_full"]["seconds"] + 1
     assert out["peak_rss_mb"] > 0
     assert "cheap hash vectors" in out["note"]
+    assert out["vector_graphs"] == {"rows": {}, "build_s": out["vector_graphs"]["build_s"], "mb": 0}
+
+
+def test_run_scale_times_the_vector_graphs_apart(tmp_path: Path) -> None:
+    """Past the threshold the sync leaves the graphs to the timed build, which makes them."""
+    out = run_scale(
+        40, embedder=HashEmbedder(384), sample_units=50, queries=5, workdir=tmp_path,
+        vector_backend="numpy", graph_min_rows=10,
+    )  # fmt: skip
+    graphs = out["vector_graphs"]
+    units = out["workspace"]["chunks"] + out["workspace"]["blocks"]
+    assert sum(graphs["rows"].values()) == units
+    assert graphs["build_s"] > 0
+    assert graphs["mb"] > 0
 
 
 def test_note_vocabulary_has_a_long_tail() -> None:

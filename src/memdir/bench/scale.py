@@ -10,6 +10,8 @@ their blocks), then measures, in one process:
   with the real model takes many minutes on 2 cores; the output says which;
 * search latency p50/p95 over generated questions, including query embedding
   with the real model (vector search runs over whatever vectors were stored);
+* time to build the vector graphs of large kinds (SQLite indexes past
+  ``store.vector_graph_min_rows`` rows; zero below), timed apart from the sync;
 * time to re-sync the unchanged workspace, peak RSS and index size.
 """
 
@@ -29,6 +31,7 @@ from memdir.embeddings.base import Embedder, HashEmbedder
 from memdir.index import chunk_markdown
 from memdir.search import SearchOptions, search
 from memdir.store import VectorBackend
+from memdir.store.vectors.graph import GRAPH_MIN_ROWS, graph_files
 
 VectorMode = Literal["cheap", "model"]
 Progress = Callable[[str], None]
@@ -109,9 +112,13 @@ def run_scale(
     queries: int = 200,
     workdir: Path | None = None,
     vector_backend: VectorBackend = "auto",
+    graph_min_rows: int = GRAPH_MIN_ROWS,
     progress: Progress | None = None,
 ) -> dict[str, Any]:
-    """Run the scale benchmark; ``embedder`` defaults to the registry's ``local`` model."""
+    """Run the scale benchmark; ``embedder`` defaults to the registry's ``local`` model.
+
+    ``graph_min_rows`` is the store's ``vector_graph_min_rows`` (0: never build a graph).
+    """
     if embedder is None:
         from memdir.embeddings import create_embedder
 
@@ -132,15 +139,29 @@ def run_scale(
         index_embedder: Embedder = embedder if vectors == "model" else cheap
         say(f"indexing everything ({vectors} vectors)")
         db = work / "index.sqlite"
-        store, report = build_index(root, index_embedder, db_path=db, vector_backend=vector_backend)
+        store, report = build_index(
+            root,
+            index_embedder,
+            db_path=db,
+            vector_backend=vector_backend,
+            optimize=False,
+            graph_min_rows=graph_min_rows,
+        )
+        say("building vector graphs (large kinds only)")
+        graph_started = time.perf_counter()
+        store.optimize_vectors(say)
+        graph_seconds = time.perf_counter() - graph_started
         say("re-syncing the unchanged workspace")
-        again_store, again = build_index(root, index_embedder, db_path=db)
+        again_store, again = build_index(
+            root, index_embedder, db_path=db, graph_min_rows=graph_min_rows
+        )
         again_store.close()
         say("searching")
         latency = measure_search(store, embedder, sample_queries(queries), SearchOptions())
         stats = store.stats()
         store.close()
-        size_mb = round((work / "index.sqlite").stat().st_size / 2**20, 1)
+        size_mb = round(db.stat().st_size / 2**20, 1)
+        graph_mb = round(sum(f.stat().st_size for f in graph_files(db, "*")) / 2**20, 1)
     return {
         "workspace": counts,
         "vectors": vectors,
@@ -152,6 +173,11 @@ def run_scale(
             "seconds": round(report.seconds, 2),
             "units_per_s": _rate(report.units_written, report.seconds),
             "with": "the model" if vectors == "model" else "cheap hash vectors (not the model)",
+        },
+        "vector_graphs": {
+            "rows": stats.extra.get("vector_graphs", {}),
+            "build_s": round(graph_seconds, 2),
+            "mb": graph_mb,
         },
         "resync_unchanged_s": round(again.seconds, 3),
         "search": latency,

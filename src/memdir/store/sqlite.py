@@ -710,8 +710,10 @@ class SqliteStore:
         if snapshot is None or len(snapshot[1]) < self.graph_min_rows:
             return False
         (epoch, seq), ids, vectors = snapshot
+        message = f"building the vector graph of {len(ids):,} {kind}s"
+        logger.info("%s (%s)", message, self.path)
         if progress is not None:
-            progress(f"building the vector graph of {len(ids):,} {kind}s")
+            progress(message)
         started = time.perf_counter()
         name = build_graph(self.path, kind, ids, vectors)
         tag = GraphTag(file=name, epoch=epoch, seq=seq, rows=len(ids))

@@ -697,15 +697,15 @@ class SqliteStore:
         on two cores; ``progress`` hears of each build first. Searches in other processes
         keep scanning until the new graph's tag is committed, then map it.
         """
-        if self.graph_min_rows <= 0 or self._vector_index() is None:
+        index = self._vector_index()
+        if self.graph_min_rows <= 0 or index is None:
             return []
         due = self._read(lambda c: graphs_due(c, self.path, self.graph_min_rows))
-        return [kind for kind in due if self._build_graph(kind, progress)]
+        return [kind for kind in due if self._build_graph(index, kind, progress)]
 
-    def _build_graph(self, kind: str, progress: Callable[[str], None] | None) -> bool:
-        index = self._vector_index()
-        if index is None:
-            return False
+    def _build_graph(
+        self, index: VectorIndex, kind: str, progress: Callable[[str], None] | None
+    ) -> bool:
         snapshot = self._vector_read(lambda c: index.mirror.snapshot(c, kind))
         if snapshot is None or len(snapshot[1]) < self.graph_min_rows:
             return False

@@ -57,7 +57,6 @@ class UnitMatrix:
         self._rows: dict[int, int] = {}
         self._code_of: dict[str, int] = {}
         self._filters: dict[tuple[str, ...], Rows | None] = {}
-        self._masks: dict[tuple[str, ...], npt.NDArray[np.bool_]] = {}
         self.graph: Graph | None = None
         self.graph_tag: GraphTag | None = None
         self._changed = np.zeros(0, dtype=np.bool_)  # per row: not in the graph as it is now
@@ -150,7 +149,6 @@ class UnitMatrix:
     def _forget(self) -> None:
         """Drop what was derived from the rows as they were (filters, changed rows)."""
         self._filters.clear()
-        self._masks.clear()
         self._changed_rows = None
 
     def attach_graph(self, graph: Graph, tag: GraphTag, changed_ids: Sequence[int]) -> None:
@@ -189,33 +187,25 @@ class UnitMatrix:
         found = found[~self._changed[found]]
         changed = self._changed_since_graph()
         if size < self.count:
-            admitted = self._mask(sources)
-            found, changed = found[admitted[found]], changed[admitted[changed]]
+            codes = self._codes(sources)
+            found = found[np.isin(self.codes[found], codes)]
+            changed = changed[np.isin(self.codes[changed], codes)]
         if len(changed) > budget:
             dist = hamming(self.signs[:, changed], pack_signs(q[None], self.centre))
             changed = changed[nearest_rows(dist, budget)]
         return np.concatenate([found, changed])
 
-    def _mask(self, sources: Sequence[str]) -> npt.NDArray[np.bool_]:
-        """Per row: whether its source is in ``sources``."""
-        key = tuple(sorted(set(sources)))
-        if key not in self._masks:
-            mask = np.ones(self.count, dtype=np.bool_)
-            rows = self._filter(sources)
-            if rows is not None:
-                mask[:] = False
-                mask[rows] = True
-            self._masks[key] = mask
-        return self._masks[key]
-
     def _filter(self, sources: Sequence[str]) -> Rows | None:
         """Row numbers whose source is in ``sources``; None when that is every row."""
         key = tuple(sorted(set(sources)))
         if key not in self._filters:
-            codes = [self._code_of[s] for s in key if s in self._code_of]
-            mask = np.isin(self.codes[: self.count], np.array(codes, dtype=np.int32))
+            mask = np.isin(self.codes[: self.count], self._codes(key))
             self._filters[key] = None if bool(mask.all()) else np.flatnonzero(mask)
         return self._filters[key]
+
+    def _codes(self, sources: Sequence[str]) -> npt.NDArray[np.int32]:
+        """The codes of those of ``sources`` that this matrix has seen."""
+        return np.array([self._code_of[s] for s in sources if s in self._code_of], np.int32)
 
     def _code(self, source: str) -> int:
         return self._code_of.setdefault(source, len(self._code_of))

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent / "store_pg"))
+sys.path.insert(0, str(Path(__file__).parent / "llm"))  # llm_server: a scripted model endpoint
 from pgserver_support import TestServer, start_server
 
 

@@ -6,6 +6,7 @@ keeps the facade a list of operations rather than a list of constructors.
 
 from __future__ import annotations
 
+import logging
 import os
 from collections.abc import Sequence
 
@@ -14,9 +15,17 @@ from memdir.context import ContextPolicy
 from memdir.curate import ExtractionPolicy
 from memdir.embeddings import create_embedder
 from memdir.embeddings.base import Embedder
-from memdir.errors import ConfigError
-from memdir.facts import DecideFn, FactCandidate, FactDecision, build_decision_prompt
+from memdir.errors import ChatModelError, ConfigError
+from memdir.facts import (
+    DecideFn,
+    FactCandidate,
+    FactDecision,
+    build_decision_prompt,
+    decide_heuristically,
+)
 from memdir.llm import ChatModel, Message, complete_structured, create_chat_model
+
+log = logging.getLogger(__name__)
 
 _DEFAULT_KEY_ENV = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}
 
@@ -77,13 +86,25 @@ def extraction_policy(settings: Settings) -> ExtractionPolicy:
 
 
 def model_decider(model: ChatModel | None) -> DecideFn | None:
-    """Let the chat model decide add / update / supersede / nothing for a new fact."""
+    """Let the chat model decide add / update / supersede / nothing for a new fact.
+
+    A model that fails (down, timing out, answering JSON that does not validate even
+    after the repair request) never fails the save: the documented heuristic decides
+    instead, and a warning says so.
+    """
     if model is None:
         return None
 
     def decide(new_text: str, candidates: Sequence[FactCandidate]) -> FactDecision:
         prompt = build_decision_prompt(new_text, candidates)
         messages = [Message(role="user", content=prompt)]
-        return complete_structured(model, messages, FactDecision)
+        try:
+            return complete_structured(model, messages, FactDecision)
+        except ChatModelError as exc:
+            log.warning(
+                "the fact decision fell back to the heuristic: %s/%s failed: %s",
+                model.provider, model.model, exc,
+            )  # fmt: skip
+            return decide_heuristically(new_text, candidates)
 
     return decide

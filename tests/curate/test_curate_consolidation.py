@@ -127,10 +127,14 @@ def test_model_plan_that_loses_too_much_is_refused(workspace: Workspace, clock: 
     assert (workspace.root / "MEMORY.md").read_text() == "- a one\n- b two\n- c three\n- d four\n"
 
 
-def test_model_failure_leaves_memory_untouched(workspace: Workspace, clock: FakeClock) -> None:
+def test_model_failure_falls_back_to_the_heuristic(workspace: Workspace, clock: FakeClock) -> None:
     _seed(workspace)
     model = ScriptedChatModel(["nope", "still nope"])
     result = consolidate(workspace, model=model, today=TODAY, clock=clock)
+    assert result.method == "heuristic"
     assert result.error is not None
-    assert result.update is None
-    assert (workspace.root / "MEMORY.md").read_text() == MEMORY
+    assert "ConsolidationPlan" in result.error
+    heuristic = consolidate(workspace, model=None, today=TODAY, clock=clock, dry_run=True)
+    assert result.added
+    assert heuristic.added == ()  # the fallback already promoted what the heuristic finds
+    assert "ship on Fridays" in (workspace.root / "MEMORY.md").read_text()

@@ -120,23 +120,31 @@ def test_profile_update_goes_to_the_global_user_file(
     assert not (workspace.root / "USER.md").exists()
 
 
-def test_broken_json_twice_leaves_memory_untouched(workspace: Workspace, clock: FakeClock) -> None:
+def test_broken_json_twice_falls_back_to_the_heuristic(
+    workspace: Workspace, clock: FakeClock
+) -> None:
     (workspace.root / "MEMORY.md").write_text(OLD_MEMORY)
-    before = _memory_state(workspace)
     model = ScriptedChatModel(["this is not json", '{"should_update": "maybe"'])
     result = extract_after_conversation(workspace, conversation(), model=model, clock=clock)
-    assert result.ran
+    assert (result.ran, result.method) == (True, "heuristic")
     assert result.error is not None
     assert "ExtractionDecision" in result.error
     assert len(model.calls) == 2  # one repair request, then give up
-    assert _memory_state(workspace) == before
+    assert (workspace.root / "MEMORY.md").read_text() == OLD_MEMORY  # never by heuristics
+    assert result.daily_entry is not None  # "remember that ..." became a fact line
+    note = workspace.read_file(result.daily_entry.path)
+    assert "deploy runs on Fridays" in note
 
 
-def test_provider_error_leaves_memory_untouched(workspace: Workspace, clock: FakeClock) -> None:
+def test_provider_error_falls_back_to_the_heuristic(workspace: Workspace, clock: FakeClock) -> None:
     model = ScriptedChatModel([ChatModelError("provider is down")])
     result = extract_after_conversation(workspace, conversation(), model=model, clock=clock)
-    assert result.error == "provider is down"
-    assert _memory_state(workspace) == {}
+    assert result.method == "heuristic"
+    assert result.error is not None
+    assert "provider is down" in result.error
+    assert result.daily_entry is not None
+    daily = (workspace.root / result.daily_entry.path).relative_to(workspace.home)
+    assert list(_memory_state(workspace)) == [str(daily)]  # MEMORY.md, USER.md untouched
 
 
 def test_three_messages_are_skipped(workspace: Workspace, clock: FakeClock) -> None:

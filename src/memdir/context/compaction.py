@@ -25,7 +25,7 @@ from memdir.context.summary import (
     summary_key,
     summary_message,
 )
-from memdir.errors import ContextLengthError
+from memdir.errors import ChatModelError, ContextLengthError
 from memdir.llm.base import ChatModel, Message
 from memdir.llm.tokens import estimate_messages_tokens
 
@@ -101,11 +101,11 @@ def compact(
     """Flush the older turns to memory, then replace them with a summary.
 
     Keeps the leading system message as is and the policy's tail whole. With
-    ``model`` None (or when the model reports the summary request too long) the
-    summary is extractive, of lower quality. ``flush`` None means the caller
-    knowingly compacts without writing memory (the count is in
-    ``Compaction.unflushed_dropped``). Messages the ``ledger`` already holds are
-    not flushed again.
+    ``model`` None (or when the model fails: the summary request is too long, the
+    server cannot be reached, ...) the summary is extractive, of lower quality.
+    ``flush`` None means the caller knowingly compacts without writing memory (the
+    count is in ``Compaction.unflushed_dropped``). Messages the ``ledger`` already
+    holds are not flushed again.
     """
     policy = policy or ContextPolicy()
     start = body_start(messages)
@@ -169,6 +169,14 @@ def _summarise(
             "the summary request for %d messages is too long for %s/%s (%s); "
             "using an extractive summary instead",
             len(older),
+            model.provider,
+            model.model,
+            exc,
+        )
+        return summarise_extractively(older, budget), "extractive", False
+    except ChatModelError as exc:  # down, timing out, refusing: the turn goes on
+        logger.warning(
+            "%s/%s failed to summarise (%s); using an extractive summary instead",
             model.provider,
             model.model,
             exc,

@@ -21,7 +21,9 @@ entry.
 Either way the rewrite goes through the loss guard (``guard``): it must keep
 75% of the old entries, the old file is backed up under ``.history/``, and the
 result carries a unified diff. ``dry_run=True`` computes the diff and writes
-nothing. A model failure leaves MEMORY.md untouched and is reported.
+nothing. When the model fails (down, timing out, JSON that does not validate)
+the heuristic runs instead, with a logged warning and the failure in
+``ConsolidationResult.error``.
 """
 
 from __future__ import annotations
@@ -229,27 +231,37 @@ def consolidate(
     notes = read_recent_notes(workspace, days, day)
     paths = tuple(note.path for note in notes)
     memory_text = _read_memory(workspace)
-    method = "heuristic" if model is None else "model"
-    if model is None:
-        plan = ConsolidationPlan(entries_to_add=promote_heuristically(notes, memory_text))
-    else:
-        try:
-            plan = complete_structured(
-                model, build_consolidation_prompt(notes, memory_text), ConsolidationPlan
-            )
-        except ChatModelError as exc:
-            logger.warning("consolidation left MEMORY.md untouched: the model failed: %s", exc)
-            return ConsolidationResult(method, paths, dry_run=dry_run, error=str(exc))
+    method, plan, error = _plan(notes, memory_text, model)
     new_text, added, merged = apply_plan(memory_text, plan, day)
     if not added and not merged:
-        return ConsolidationResult(method, paths, dry_run=dry_run)
+        return ConsolidationResult(method, paths, dry_run=dry_run, error=error)
     update = replace_guarded(
         workspace.root, MEMORY_FILE, new_text, min_kept=min_kept, clock=clock, dry_run=dry_run
     )
     logger.info(
         "consolidation (%s): %d added, %d merged, %s", method, len(added), merged, update.status
     )
-    return ConsolidationResult(method, paths, tuple(added), merged, update, dry_run)
+    return ConsolidationResult(method, paths, tuple(added), merged, update, dry_run, error)
+
+
+def _plan(
+    notes: Sequence[DailyNote], memory_text: str, model: ChatModel | None
+) -> tuple[str, ConsolidationPlan, str | None]:
+    """(method, plan, model error): the model's plan, or the heuristic's when it fails."""
+    if model is not None:
+        try:
+            plan = complete_structured(
+                model, build_consolidation_prompt(notes, memory_text), ConsolidationPlan
+            )
+        except ChatModelError as exc:
+            logger.warning("consolidation fell back to the heuristic: the model failed: %s", exc)
+            error = f"the model failed ({exc}); heuristic used"
+        else:
+            return "model", plan, None
+    else:
+        error = None
+    promoted = promote_heuristically(notes, memory_text)
+    return "heuristic", ConsolidationPlan(entries_to_add=promoted), error
 
 
 def _read_memory(workspace: Workspace) -> str:

@@ -15,9 +15,9 @@ waits). In order, it:
    hammered either;
 4. asks the model for ``ExtractionDecision``
    ``{should_update, reason, daily_entry, memory_update, profile_update, facts}``
-   with ``complete_structured``; any ``ChatModelError`` (including broken JSON
-   after the repair request) leaves memory untouched and is reported in
-   ``ExtractionResult.error``;
+   with ``complete_structured``; when the model fails (any ``ChatModelError``:
+   down, timing out, broken JSON after the repair request) the heuristic below
+   runs instead, with a logged warning and the failure in ``ExtractionResult.error``;
 5. appends the daily entry to today's note, hands each fact to the caller's
    ``save_fact`` (without one, the facts are listed in the daily entry), and
    replaces MEMORY.md (the agent's) and USER.md (always the global one) only
@@ -32,6 +32,7 @@ MEMORY.md and USER.md are never rewritten.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -253,8 +254,9 @@ def _run_model(
     try:
         decision = complete_structured(model, prompt, ExtractionDecision)
     except ChatModelError as exc:
-        logger.warning("extraction left memory untouched: the model failed: %s", exc)
-        return ExtractionResult(ran=True, method="model", error=str(exc))
+        logger.warning("extraction fell back to the heuristic: the model failed: %s", exc)
+        fallback = _run_heuristic(workspace, transcript, save_fact, clock)
+        return dataclasses.replace(fallback, error=f"the model failed ({exc}); heuristic used")
     if not decision.should_update:
         return ExtractionResult(ran=True, method="model", reason=decision.reason)
     problems: list[str] = []

@@ -42,6 +42,7 @@ from memdir.curate import (
     SessionNote,
     detect_correction,
     record_correction,
+    transcript_messages,
 )
 from memdir.errors import ContextLengthError
 from memdir.llm import ChatModel, Completion, Message, Usage
@@ -251,16 +252,17 @@ class ChatAgent:
     def schedule_extraction(self) -> None:
         """Curate memory from this conversation in the background.
 
-        A no-op when the conversation is empty or was scheduled already as it is.
+        The extraction reads the session transcript, which keeps every message, not
+        the compacted view the model holds. A no-op when the conversation is empty or
+        was scheduled already as it is.
         """
         mark = (self.session_id, len(self._ids), self._ids[-1] if self._ids else None)
         if not self.messages or mark == self._scheduled:
             return
         self._scheduled = mark
         trigger = ExtractionTrigger(session_id=self.session_id)
-        self._pending.append(
-            self._runner.schedule_extraction(self.memory.workspace, self.messages, trigger)
-        )
+        said = transcript_messages(self.session.load()) if self.session.exists else self.messages
+        self._pending.append(self._runner.schedule_extraction(self.memory.workspace, said, trigger))
 
     def close(self, timeout: float = 60.0) -> list[ExtractionResult]:
         """Extract this conversation, wait up to ``timeout`` seconds for every extraction

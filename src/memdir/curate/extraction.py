@@ -134,8 +134,14 @@ def _skip(reason: str) -> ExtractionResult:
 
 
 def transcript_messages(transcript: Transcript) -> list[Message]:
-    """The messages of a stored session as the model last saw them (compactions replayed)."""
-    return [stored.message for stored in transcript.current()]
+    """Every message of a stored session, in order, whether compacted away or not.
+
+    Curation reads the conversation, not the model's compacted view of it: after a
+    compaction only a summary and the last few turns are left in the context, but
+    the transcript keeps every message (``Transcript.current()`` is the compacted
+    view). Compaction summaries are not messages of the conversation and are left out.
+    """
+    return [stored.message for stored in transcript.messages]
 
 
 def prepare_transcript(

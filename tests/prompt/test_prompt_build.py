@@ -180,7 +180,8 @@ def test_workspace_files_feed_the_prompt(home: Path) -> None:
     prompt = build_system_prompt(inputs)
     assert "## SOUL.md\n\n# SOUL.md: Coder" in prompt
     assert "## AGENTS.md\n\n# AGENTS.md: how you work" in prompt
-    assert "## MEMORY.md\n\n(empty)" in prompt
+    assert "## MEMORY.md\n\n" in prompt
+    assert "<!-- Curated long-term memory of this agent" in prompt  # the seeded placeholder
     assert f"1 daily note in {agent.memory_dir}" in prompt
     assert PERSONA_LINE in prompt
 

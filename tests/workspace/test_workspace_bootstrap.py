@@ -70,7 +70,15 @@ def test_agent_prompt_files_mix_origins_in_prompt_order(agent_ws: Workspace) -> 
     }
 
 
-def test_bootstrap_ritual_does_not_leak_into_agents(agent_ws: Workspace) -> None:
+def test_bootstrap_ritual_does_not_leak_into_agents(
+    agent_ws: Workspace, global_ws: Workspace
+) -> None:
+    own = agent_ws.load_bootstrap("BOOTSTRAP.md")
+    assert own.origin == "agent"  # an agent's ritual of its own, not the global one
+    assert own.content is not None
+    assert "your first run as Coder" in own.content
+    assert agent_ws.finish_ritual()
+    assert global_ws.ritual_active
     assert agent_ws.load_bootstrap("BOOTSTRAP.md").origin == "missing"
     with pytest.raises(NotFoundError):
         agent_ws.read_file("BOOTSTRAP.md")
@@ -116,6 +124,7 @@ def test_other_files_do_not_fall_back(agent_ws: Workspace, global_ws: Workspace)
 def test_agent_listing_includes_fallback_files(agent_ws: Workspace) -> None:
     assert agent_ws.list_files() == [
         "AGENTS.md",
+        "BOOTSTRAP.md",  # the agent's own first-run ritual
         "HEARTBEAT.md",
         "IDENTITY.md",
         "MEMORY.md",

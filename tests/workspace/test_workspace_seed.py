@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from memdir.curate import memory_entries
 from memdir.errors import InvalidInputError
 from memdir.workspace import Workspace
 
@@ -84,16 +85,30 @@ def test_agents_template_teaches_memory_use(global_ws: Workspace) -> None:
 def test_agent_workspace_is_personalised(home: Path) -> None:
     agent = Workspace(home, "coder")
     created = agent.seed(name="Coder", description="Writes and reviews Python code.")
-    assert created == ["SOUL.md", "TOOLS.md", "MEMORY.md", "memory/"]
+    assert created == ["SOUL.md", "TOOLS.md", "MEMORY.md", "BOOTSTRAP.md", "memory/"]
     soul = agent.read_file("SOUL.md")
     assert soul.startswith("# SOUL.md: Coder\n")
     assert "You are **Coder**" in soul
     assert "Writes and reviews Python code." in soul
+    assert "## Continuity\n\nYou wake up fresh each session." in soul
     assert "$" not in soul
-    assert (agent.root / "MEMORY.md").read_bytes() == b""
+    memory = agent.read_file("MEMORY.md")
+    assert memory.startswith("# MEMORY.md: Coder\n\n<!-- Curated long-term memory")
+    assert memory_entries(memory) == []  # the placeholder is no entry the loss guard counts
+    ritual = agent.read_file("BOOTSTRAP.md")
+    assert ritual.startswith("# BOOTSTRAP.md: your first run as Coder")
+    assert "memory_finish_ritual" in ritual
     assert agent.memory_dir.is_dir()
-    assert not (agent.root / "BOOTSTRAP.md").exists()
     assert not agent.global_root.exists()  # seeding an agent leaves the global alone
+
+
+def test_an_agent_that_finished_its_ritual_gets_no_new_one(home: Path) -> None:
+    agent = Workspace(home, "coder")
+    agent.seed(name="Coder")
+    assert agent.finish_ritual()
+    assert not agent.finish_ritual()  # nothing left to finish
+    agent.delete_file("TOOLS.md")
+    assert agent.seed(name="Coder") == ["TOOLS.md"]  # SOUL.md exists: not brand-new
 
 
 def test_agent_name_defaults_to_its_id(home: Path) -> None:

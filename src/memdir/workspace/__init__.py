@@ -23,8 +23,10 @@ from memdir.workspace.paths import (
     validate_prefix,
     validate_relative_path,
 )
+from memdir.workspace.prompt_files import PROMPT_SETTINGS_FILE, PromptFile
 from memdir.workspace.seeding import BOOTSTRAP_FILE, GLOBAL_TEMPLATES, IDENTITY_FILES
-from memdir.workspace.workspace import FileSlice, Workspace, split_lines
+from memdir.workspace.skills import Skill, is_denied
+from memdir.workspace.workspace import FileInfo, FileSlice, Workspace, split_lines
 
 __all__ = [
     "BOOTSTRAP_FILE",
@@ -35,14 +37,19 @@ __all__ = [
     "MAX_FILE_BYTES",
     "MEMORY_DIR",
     "PROMPT_FILES",
+    "PROMPT_SETTINGS_FILE",
     "BootstrapFile",
+    "FileInfo",
     "FileSlice",
     "MemoryFile",
     "NoteLocation",
     "Origin",
+    "PromptFile",
+    "Skill",
     "Workspace",
     "daily_note_name",
     "discover_memory_files",
+    "is_denied",
     "list_markdown",
     "lock_file",
     "read_markdown",

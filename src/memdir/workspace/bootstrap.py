@@ -31,6 +31,8 @@ that was created brand-new, not to every agent that shares it.
 """
 
 GLOBAL_ONLY_FILES = ("USER.md",)
+LOWERCASE_MEMORY = "memory.md"
+"""Read in place of MEMORY.md when a workspace has only the lower-case name."""
 
 
 @dataclass(frozen=True)
@@ -68,8 +70,26 @@ def load_bootstrap_file(global_root: Path, agent_root: Path | None, name: str) -
         candidates.append((agent_root, "agent"))
     if agent_root is None or name in FALLBACK_FILES:
         candidates.append((global_root, "global"))
+    names = (name, LOWERCASE_MEMORY) if name == "MEMORY.md" else (name,)
     for root, origin in candidates:
-        found = _read_candidate(root, name)
-        if found is not None:
-            return BootstrapFile(name, found[0], found[1], origin)
+        for candidate in names:
+            found = _read_candidate(root, candidate)
+            if found is not None:
+                return BootstrapFile(candidate, found[0], found[1], origin)
     return BootstrapFile(name, None, None, "missing")
+
+
+def load_prompt_file(global_root: Path, agent_root: Path | None, path: str) -> BootstrapFile:
+    """A file named in prompt.toml, read as ``memory_read_file`` reads it.
+
+    Bootstrap names fall back as ``load_bootstrap_file`` says; any other Markdown
+    file comes from the workspace itself (an agent's own folder, or the global one).
+    """
+    if path in FALLBACK_FILES or path == "BOOTSTRAP.md":
+        return load_bootstrap_file(global_root, agent_root, path)
+    root = global_root if agent_root is None else agent_root
+    origin: Origin = "global" if agent_root is None else "agent"
+    found = _read_candidate(root, path)
+    if found is None:
+        return BootstrapFile(path, None, None, "missing")
+    return BootstrapFile(path, found[0], found[1], origin)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import NamedTuple
 
@@ -19,6 +19,7 @@ from memdir.workspace.paths import MARKDOWN_SUFFIX
 logger = logging.getLogger(__name__)
 
 MEMORY_FILE = "MEMORY.md"
+LOWERCASE_MEMORY_FILE = "memory.md"
 MEMORY_FOLDERS = ("memory", "learnings")
 
 
@@ -76,14 +77,43 @@ def list_markdown(root: Path, folder: str = "") -> list[MemoryFile]:
     return sorted(found, key=lambda item: item.relpath)
 
 
-def discover_memory_files(root: Path) -> list[MemoryFile]:
-    """MEMORY.md, ``memory/**/*.md`` and ``learnings/**/*.md`` of a workspace, sorted."""
-    base = root.absolute()
-    found: list[MemoryFile] = []
-    top = base / MEMORY_FILE
+def _top_file(base: Path, name: str) -> MemoryFile | None:
+    top = base / name
     real_top = _inside(base.resolve(), top)
-    if real_top is not None and real_top.is_file():
-        found.append(MemoryFile(MEMORY_FILE, top))
+    if real_top is None or not real_top.is_file():
+        return None
+    return MemoryFile(name, top)
+
+
+def discover_memory_files(root: Path, extra: Sequence[str] = ()) -> list[MemoryFile]:
+    """MEMORY.md, ``memory/**/*.md``, ``learnings/**/*.md`` and ``extra`` paths, sorted.
+
+    ``memory.md`` counts as well when it is not MEMORY.md itself (a case-insensitive
+    file system names one file both ways). ``extra`` holds workspace-relative folders
+    (searched recursively) and ``.md`` files, already validated by the caller; one that
+    does not exist adds nothing.
+    """
+    base = root.absolute()
+    found: dict[str, MemoryFile] = {}
+    upper, lower = _top_file(base, MEMORY_FILE), _top_file(base, LOWERCASE_MEMORY_FILE)
+    for item in (upper, lower):
+        if item is not None:
+            found[item.relpath] = item
+    if upper is not None and lower is not None and _same_file(upper.path, lower.path):
+        del found[LOWERCASE_MEMORY_FILE]
     for folder in MEMORY_FOLDERS:
-        found.extend(list_markdown(base, folder))
-    return sorted(found, key=lambda item: item.relpath)
+        found.update((item.relpath, item) for item in list_markdown(base, folder))
+    for path in extra:
+        clean = path.strip("/")
+        if clean.endswith(MARKDOWN_SUFFIX) and (item := _top_file(base, clean)) is not None:
+            found[item.relpath] = item
+        else:
+            found.update((item.relpath, item) for item in list_markdown(base, clean))
+    return sorted(found.values(), key=lambda item: item.relpath)
+
+
+def _same_file(first: Path, second: Path) -> bool:
+    try:
+        return os.path.samefile(first, second)
+    except OSError:
+        return False

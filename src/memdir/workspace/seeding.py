@@ -24,6 +24,9 @@ IDENTITY_FILES = ("AGENTS.md", "SOUL.md", "IDENTITY.md", "USER.md")
 GLOBAL_TEMPLATES = (*IDENTITY_FILES, "TOOLS.md", "HEARTBEAT.md")
 BOOTSTRAP_FILE = "BOOTSTRAP.md"
 AGENT_SOUL_TEMPLATE = "agent-SOUL.md"
+AGENT_BOOTSTRAP_TEMPLATE = "agent-BOOTSTRAP.md"
+AGENT_MEMORY_TEMPLATE = "agent-MEMORY.md"
+AGENT_IDENTITY_FILES = ("SOUL.md", "IDENTITY.md")
 MAX_AGENT_NAME_CHARS = 100
 MAX_AGENT_DESCRIPTION_CHARS = 2000
 
@@ -71,14 +74,24 @@ def seed_global(root: Path) -> list[str]:
     return created
 
 
-def render_agent_soul(name: str, description: str) -> str:
-    """Fill the agent SOUL.md template with the agent's name and description."""
+def _clean_agent_name(name: str) -> str:
     clean_name = " ".join(name.split())
     if not clean_name or len(clean_name) > MAX_AGENT_NAME_CHARS:
         raise InvalidInputError(
             f"agent name {name!r} must be 1-{MAX_AGENT_NAME_CHARS} characters of visible text; "
             "pass a short display name such as 'Coder'"
         )
+    return clean_name
+
+
+def render_agent_template(template: str, name: str) -> str:
+    """An agent template (BOOTSTRAP.md, MEMORY.md) with the agent's name filled in."""
+    return Template(load_template(template)).safe_substitute(name=_clean_agent_name(name))
+
+
+def render_agent_soul(name: str, description: str) -> str:
+    """Fill the agent SOUL.md template with the agent's name and description."""
+    clean_name = _clean_agent_name(name)
     clean_description = description.strip()
     if len(clean_description) > MAX_AGENT_DESCRIPTION_CHARS:
         raise InvalidInputError(
@@ -96,15 +109,24 @@ def render_agent_soul(name: str, description: str) -> str:
 def seed_agent(root: Path, name: str, description: str = "") -> list[str]:
     """Write the missing files of an agent workspace; return what was created.
 
-    Creates SOUL.md (personalised with ``name`` and ``description``), TOOLS.md,
-    an empty MEMORY.md and ``memory/``. Other files fall back to the global ones.
+    Creates SOUL.md (personalised with ``name`` and ``description``, ending with a
+    continuity note), TOOLS.md, MEMORY.md (a heading and a comment saying what belongs
+    there) and ``memory/``, plus the agent's own BOOTSTRAP.md when the workspace is
+    brand-new (no SOUL.md or IDENTITY.md of its own yet). Other files fall back to the
+    global ones.
     """
     soul = render_agent_soul(name, description)
+    brand_new = not any(
+        (root / file).exists() or (root / file).is_symlink() for file in AGENT_IDENTITY_FILES
+    )
     root.mkdir(parents=True, exist_ok=True)
     created: list[str] = []
     _seed_file(root, "SOUL.md", soul, created)
     _seed_file(root, "TOOLS.md", load_template("TOOLS.md"), created)
-    _seed_file(root, "MEMORY.md", "", created)
+    _seed_file(root, "MEMORY.md", render_agent_template(AGENT_MEMORY_TEMPLATE, name), created)
+    if brand_new:
+        ritual = render_agent_template(AGENT_BOOTSTRAP_TEMPLATE, name)
+        _seed_file(root, BOOTSTRAP_FILE, ritual, created)
     _seed_memory_dir(root, created)
     if created:
         logger.info("seeded agent workspace %s: %s", root, ", ".join(created))

@@ -16,13 +16,14 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from memdir.errors import EditError, InvalidInputError, InvalidPathError, NotFoundError
-from memdir.workspace import seeding
+from memdir.workspace import ritual, seeding
 from memdir.workspace.atomic import check_size, fsync_directory, read_markdown, write_atomic
 from memdir.workspace.bootstrap import (
     FALLBACK_FILES,
     PROMPT_FILES,
     BootstrapFile,
     load_bootstrap_file,
+    load_prompt_file,
 )
 from memdir.workspace.daily import DAILY_NOTE_NAME, MEMORY_DIR, NoteLocation, append_daily
 from memdir.workspace.discovery import MemoryFile, discover_memory_files, list_markdown
@@ -33,6 +34,8 @@ from memdir.workspace.paths import (
     validate_prefix,
     validate_relative_path,
 )
+from memdir.workspace.prompt_files import PromptFile, load_prompt_files, set_prompt_file
+from memdir.workspace.skills import SKILL_PATH, Skill, discover_skills
 
 logger = logging.getLogger(__name__)
 
@@ -55,6 +58,15 @@ class FileSlice:
     total_lines: int
     content: str
     text: str
+
+
+@dataclass(frozen=True)
+class FileInfo:
+    """A workspace file's size in bytes and the time it last changed (UTC)."""
+
+    path: str
+    bytes: int
+    updated_at: dt.datetime
 
 
 def split_lines(text: str) -> list[str]:
@@ -117,15 +129,61 @@ class Workspace:
         """Load bootstrap files in the given order (default: the system prompt order)."""
         return [self.load_bootstrap(name) for name in names]
 
+    @property
+    def _agent_root(self) -> Path | None:
+        return None if self.agent_id is None else self.root
+
+    def prompt_files(self) -> list[PromptFile]:
+        """The files the system prompt may carry, in order, per ``prompt.toml`` (see there)."""
+        return load_prompt_files(self.global_root, self._agent_root)
+
+    def set_prompt_file(
+        self, path: str, *, enabled: bool | None = None, sort_order: int | None = None
+    ) -> PromptFile:
+        """Switch ``path`` into or out of the prompt and/or move it; returns its new setting.
+
+        Written to this workspace's ``prompt.toml`` (an agent's own over the global one).
+        """
+        set_prompt_file(self.root, path, enabled=enabled, sort_order=sort_order)
+        relative = str(validate_relative_path(path))
+        return next(f for f in self.prompt_files() if f.path == relative)
+
+    def load_prompt_file(self, path: str) -> BootstrapFile:
+        """A prompt file as ``memory_read_file`` would read it (None content: missing)."""
+        return load_prompt_file(self.global_root, self._agent_root, path)
+
+    def skills(self) -> list[Skill]:
+        """The skills (``skills/<name>/SKILL.md``) of this workspace and the global one."""
+        return discover_skills(self.global_root, self._agent_root)
+
+    # -- the first-run ritual ---------------------------------------------------------
+
+    @property
+    def ritual_active(self) -> bool:
+        """Whether this workspace's own BOOTSTRAP.md (the first-run ritual) exists."""
+        return ritual.ritual_active(self.root)
+
+    def finish_ritual(self) -> bool:
+        """Delete this workspace's BOOTSTRAP.md; True if there was one."""
+        return ritual.finish_ritual(self.root)
+
+    def finish_ritual_if_done(self) -> bool:
+        """Finish the ritual once its files differ from their templates; True if it did now."""
+        if not self.ritual_active or not ritual.ritual_files_done(
+            self.root, self.agent_id is not None
+        ):
+            return False
+        return self.finish_ritual()
+
     # -- memory files ----------------------------------------------------------------
 
     def append_daily(self, text: str, date: dt.date | None = None) -> NoteLocation:
         """Append ``text`` to ``memory/YYYY-MM-DD.md`` under an OS lock; return where it landed."""
         return append_daily(self.root, text, date)
 
-    def discover_memory_files(self) -> list[MemoryFile]:
-        """MEMORY.md, ``memory/**/*.md`` and ``learnings/**/*.md``, sorted by relative path."""
-        return discover_memory_files(self.root)
+    def discover_memory_files(self, extra: Sequence[str] = ()) -> list[MemoryFile]:
+        """MEMORY.md (or memory.md), ``memory/**``, ``learnings/**`` and ``extra``, sorted."""
+        return discover_memory_files(self.root, extra)
 
     def list_daily_notes(self) -> list[MemoryFile]:
         """The ``memory/**/YYYY-MM-DD.md`` daily notes of this workspace, sorted."""
@@ -139,7 +197,8 @@ class Workspace:
         return resolve_inside(self.root, validate_relative_path(path))
 
     def _fallback(self, relative: PurePosixPath) -> Path | None:
-        if self.agent_id is None or str(relative) not in FALLBACK_FILES:
+        shared = str(relative) in FALLBACK_FILES or SKILL_PATH.fullmatch(str(relative))
+        if self.agent_id is None or not shared:
             return None
         candidate = resolve_inside(self.global_root, relative)
         return candidate if candidate.is_file() else None
@@ -158,6 +217,13 @@ class Workspace:
             f"{str(relative)!r} does not exist in the workspace; "
             "see which files exist with memory_list_files"
         )
+
+    def file_info(self, path: str) -> FileInfo:
+        """Size and last change of a file as ``read_file`` would find it."""
+        relative, located = self._locate_for_read(path)
+        stat = located.stat()
+        changed = dt.datetime.fromtimestamp(stat.st_mtime, tz=dt.UTC)
+        return FileInfo(relative, stat.st_size, changed)
 
     def read_file(self, path: str) -> str:
         """Return the whole text of a workspace file."""

@@ -15,7 +15,7 @@ from memdir.context import ContextPolicy
 from memdir.curate import ExtractionPolicy
 from memdir.embeddings import create_embedder
 from memdir.embeddings.base import Embedder
-from memdir.errors import ChatModelError, ConfigError
+from memdir.errors import ChatModelError, ConfigError, InvalidInputError
 from memdir.facts import (
     DecideFn,
     FactCandidate,
@@ -24,6 +24,7 @@ from memdir.facts import (
     decide_heuristically,
 )
 from memdir.llm import ChatModel, Message, complete_structured, create_chat_model
+from memdir.workspace import validate_prefix
 
 log = logging.getLogger(__name__)
 
@@ -41,7 +42,7 @@ def configured_embedder(settings: Settings) -> Embedder | None:
             )
         options.update(
             model=cfg.model, base_url=cfg.base_url, batch_size=cfg.batch_size,
-            api_key=os.environ.get(cfg.api_key_env), timeout=cfg.timeout_s,
+            api_key=os.environ.get(cfg.api_key_env or "OPENAI_API_KEY"), timeout=cfg.timeout_s,
         )  # fmt: skip
     elif cfg.provider == "local":
         options["batch_size"] = cfg.batch_size
@@ -82,7 +83,14 @@ def context_policy(settings: Settings) -> ContextPolicy:
 
 
 def extraction_policy(settings: Settings) -> ExtractionPolicy:
-    return ExtractionPolicy(cooldown_s=settings.curate.extraction_cooldown_s)
+    cfg = settings.curate
+    return ExtractionPolicy(
+        min_messages=cfg.extract_min_messages,
+        min_last_user_chars=cfg.extract_min_user_chars,
+        max_messages=cfg.extract_max_messages,
+        max_message_chars=cfg.extract_max_message_chars,
+        cooldown_s=cfg.extraction_cooldown_s,
+    )
 
 
 def model_decider(model: ChatModel | None) -> DecideFn | None:
@@ -108,3 +116,17 @@ def model_decider(model: ChatModel | None) -> DecideFn | None:
             return decide_heuristically(new_text, candidates)
 
     return decide
+
+
+def extra_index_paths(settings: Settings) -> list[str]:
+    """``index.extra_paths``, checked: workspace-relative folders or ``.md`` files."""
+    checked = []
+    for path in settings.index.extra_paths:
+        try:
+            checked.append(validate_prefix(path).strip("/"))
+        except InvalidInputError as exc:
+            raise ConfigError(
+                f"index.extra_paths holds {path!r}, which is not a workspace-relative "
+                f"folder or .md file ({exc}); use e.g. 'notes' or 'projects/plan.md'"
+            ) from exc
+    return [path for path in checked if path]

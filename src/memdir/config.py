@@ -10,6 +10,7 @@ layer receives plain values.
 
 from __future__ import annotations
 
+import json
 import os
 import tomllib
 from collections.abc import Iterator, Mapping
@@ -17,7 +18,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 from pydantic_settings import BaseSettings, EnvSettingsSource, SettingsConfigDict
 
 from memdir.errors import ConfigError
@@ -30,11 +38,25 @@ class _Section(BaseModel):
     model_config = ConfigDict(extra="forbid", validate_assignment=True)
 
 
+def _string_list(value: object) -> object:
+    """A list setting given as text (env or ``--set``): a JSON list or comma-separated."""
+    if not isinstance(value, str):
+        return value
+    text = value.strip()
+    if text.startswith("["):
+        try:
+            return json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"{value!r} is not a JSON list ({exc.msg})") from exc
+    return [item.strip() for item in text.split(",") if item.strip()]
+
+
 class EmbeddingsSettings(_Section):
     provider: str = "local"
     model: str | None = None
     base_url: str | None = None
-    api_key_env: str = "OPENAI_API_KEY"
+    api_key_env: str | None = None  # default per provider: OPENAI_, GEMINI_, VOYAGE_API_KEY
+    dimensions: int | None = Field(None, ge=1, le=65536)
     batch_size: int = Field(32, ge=1, le=1024)
     timeout_s: float = Field(30.0, gt=0)
 
@@ -45,6 +67,9 @@ class IndexSettings(_Section):
     overlap_tokens: int = Field(80, ge=0, le=4096)
     max_file_bytes: int = Field(5_000_000, ge=1024)
     watch_debounce_ms: int = Field(500, ge=0)
+    extra_paths: list[str] = Field(default_factory=list)
+
+    _lists = field_validator("extra_paths", mode="before")(_string_list)
 
 
 class SearchSettings(_Section):
@@ -66,6 +91,12 @@ class PromptSettings(_Section):
     timezone: str | None = None
     facts_budget_chars: int = Field(2_000, ge=0)
     learnings_budget_chars: int = Field(4_000, ge=0)
+    session_kind: Literal["private", "group", "shared"] = "private"
+    recent_notes_days: int = Field(2, ge=0, le=31)
+    recent_notes_chars: int = Field(4_000, ge=0)
+    skills_deny: list[str] = Field(default_factory=list)
+
+    _lists = field_validator("skills_deny", mode="before")(_string_list)
 
 
 class LlmSettings(_Section):
@@ -90,10 +121,18 @@ class ContextSettings(_Section):
 
 
 class CurateSettings(_Section):
+    auto_extract: bool = True
+    auto_consolidate: bool = True
     consolidate_cron: str = "0 2 * * *"
     consolidate_days: int = Field(7, ge=1)
     extraction_cooldown_s: int = Field(300, ge=0)
+    extract_min_messages: int = Field(4, ge=1)
+    extract_min_user_chars: int = Field(10, ge=0)
+    extract_max_messages: int = Field(30, ge=1)
+    extract_max_message_chars: int = Field(2_000, ge=100)
     session_end_messages: int = Field(15, ge=1)
+    heartbeat: bool = False
+    heartbeat_cron: str = "*/30 * * * *"
 
 
 class ServerSettings(_Section):

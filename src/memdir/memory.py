@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import logging
 import os
-import platform
 import threading
 from collections.abc import Callable, Mapping
 from contextlib import AbstractContextManager, nullcontext
@@ -18,9 +17,8 @@ from datetime import datetime
 from pathlib import Path
 from types import TracebackType
 from typing import Any, Literal, TypeVar
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from memdir import __version__, composition
+from memdir import composition, prompt_assembly
 from memdir.config import LoadedSettings, Settings, load_settings
 from memdir.context import Session, SessionInfo, list_sessions
 from memdir.curate import (
@@ -31,19 +29,16 @@ from memdir.curate import (
     consolidate,
     end_session,
     extract_after_conversation,
-    learnings_for_prompt,
     transcript_messages,
 )
 from memdir.embeddings.base import Embedder
 from memdir.errors import (
-    ConfigError,
     IndexMismatchError,
     InvalidInputError,
     NotFoundError,
     StoreError,
 )
 from memdir.facts import Fact, FactBook, RecalledFact, SaveOutcome, SqliteFactStore
-from memdir.facts.render import render_fact_line
 from memdir.facts.safety import reject_secrets
 from memdir.index import (
     ChunkingOptions,
@@ -56,7 +51,6 @@ from memdir.index import (
 from memdir.llm import ChatModel, Message
 from memdir.prompt import (
     ContextReport,
-    PromptBudget,
     PromptInputs,
     build_context_report,
     build_system_prompt,
@@ -72,9 +66,10 @@ from memdir.store.postgres.mirror import WorkspaceMirror, mirrored
 from memdir.store.writer import IndexWriter
 from memdir.tools import TOOLS
 from memdir.workspace import (
-    PROMPT_FILES,
+    FileInfo,
     FileSlice,
     NoteLocation,
+    PromptFile,
     Workspace,
     discover_memory_files,
     sweep_stale_temp_files,
@@ -89,10 +84,7 @@ T = TypeVar("T")
 _UNSET: Any = object()
 
 TOOL_NAMES = tuple(tool.name for tool in TOOLS)  # the prompt names the tools tools.py defines
-BASE_PROMPT = (
-    "You are a personal AI agent with persistent memory kept as Markdown files in your "
-    "workspace. Your memory tools let you search, read and write those files."
-)
+BASE_PROMPT = prompt_assembly.BASE_PROMPT
 
 
 def source_of(agent_id: str | None) -> str:
@@ -261,22 +253,34 @@ class Memory:
         return self.workspace.list_files(prefix)
 
     @mirrored(write=False)
+    def file_info(self, path: str) -> FileInfo:
+        """Size in bytes and last change (UTC) of a file as ``read_file`` finds it."""
+        return self.workspace.file_info(path)
+
+    @mirrored(write=False)
     def read_file(self, path: str) -> str:
         return self.workspace.read_file(path)
 
     @mirrored(write=True)
     def write_file(self, path: str, content: str) -> str:
-        """Create or replace a file atomically; content holding a credential is refused."""
+        """Create or replace a file atomically; content holding a credential is refused.
+
+        Writing the last file the first-run ritual asks for ends it (BOOTSTRAP.md goes).
+        """
         if isinstance(content, str):
             reject_secrets(content, f"the content for {path!r}")
-        return self.workspace.write_file(path, content)
+        written = self.workspace.write_file(path, content)
+        self.workspace.finish_ritual_if_done()
+        return written
 
     @mirrored(write=True)
     def edit_file(self, path: str, old_text: str, new_text: str, replace_all: bool = False) -> int:
         """Exact find-and-replace; a ``new_text`` holding a credential is refused."""
         if isinstance(new_text, str):
             reject_secrets(new_text, "the new text")
-        return self.workspace.edit_file(path, old_text, new_text, replace_all=replace_all)
+        count = self.workspace.edit_file(path, old_text, new_text, replace_all=replace_all)
+        self.workspace.finish_ritual_if_done()
+        return count
 
     @mirrored(write=True)
     def append_daily(self, text: str, date: datetime | None = None) -> NoteLocation:
@@ -294,45 +298,49 @@ class Memory:
         self.workspace.delete_file(path)
 
     # -- prompt --------------------------------------------------------------------
-    def _prompt_inputs(self, now: datetime | None = None) -> PromptInputs:
-        tz = _timezone(self.settings.prompt.timezone)
-        now = now or datetime.now(tz)
-        cfg = self.settings.prompt
-        return PromptInputs(
-            base_prompt=BASE_PROMPT,
-            bootstrap_files=self.workspace.load_bootstrap_files(PROMPT_FILES),
-            now=now,
-            timezone=str(now.tzinfo),
-            runtime={
-                "agent": self.agent_id or "global",
-                "home": str(self.home),
-                "memdir": __version__,
-                "python": platform.python_version(),
-                "os": f"{platform.system()} {platform.release()}",
-                "embedder": self.embedder.model if self.embedder else "none (keyword-only)",
-            },
-            tool_names=TOOL_NAMES,
-            daily_note_count=len(self.workspace.list_daily_notes()),
-            memory_dir=str(self.workspace.memory_dir),
-            learnings=learnings_for_prompt(self.workspace, cfg.learnings_budget_chars),
-            facts=self._recovering(
-                lambda: tuple(
-                    render_fact_line(f)
-                    for f in self.facts.top_salient(budget_chars=cfg.facts_budget_chars)
-                )
-            ),
-            budget=PromptBudget(per_file_chars=cfg.per_file_chars, total_chars=cfg.total_chars),
-        )
+    def _prompt_inputs(
+        self, now: datetime | None = None, session_kind: str | None = None
+    ) -> PromptInputs:
+        now = now or datetime.now(prompt_assembly.prompt_timezone(self.settings.prompt.timezone))
+        facts = self._recovering(lambda: prompt_assembly.fact_lines(self))
+        return prompt_assembly.assemble_prompt_inputs(self, now, session_kind, TOOL_NAMES, facts)
 
     @mirrored(write=False)
-    def system_prompt(self, now: datetime | None = None) -> str:
-        """The system prompt assembled from the workspace (DESIGN.md "System prompt")."""
-        return build_system_prompt(self._prompt_inputs(now))
+    def system_prompt(self, now: datetime | None = None, *, session_kind: str | None = None) -> str:
+        """The system prompt assembled from the workspace (DESIGN.md "System prompt").
+
+        ``session_kind`` is ``private`` (default: ``prompt.session_kind``), ``group`` or
+        ``shared``; the latter two leave MEMORY.md, the facts and the parts of files
+        marked private out (docs/prompt.md).
+        """
+        return build_system_prompt(self._prompt_inputs(now, session_kind))
 
     @mirrored(write=False)
-    def context_report(self, now: datetime | None = None) -> ContextReport:
+    def context_report(
+        self, now: datetime | None = None, *, session_kind: str | None = None
+    ) -> ContextReport:
         """Per-file status, raw and injected size of what the system prompt carries."""
-        return build_context_report(self._prompt_inputs(now))
+        return build_context_report(self._prompt_inputs(now, session_kind))
+
+    def prompt_files(self) -> list[PromptFile]:
+        """The files the prompt may carry, in order, with their ``prompt.toml`` settings."""
+        return self.workspace.prompt_files()
+
+    def set_prompt_file(
+        self, path: str, *, enabled: bool | None = None, sort_order: int | None = None
+    ) -> PromptFile:
+        """Switch a workspace file into or out of the prompt and/or move it (``prompt.toml``)."""
+        return self.workspace.set_prompt_file(path, enabled=enabled, sort_order=sort_order)
+
+    @property
+    def ritual_active(self) -> bool:
+        """Whether this workspace's first-run ritual (its own BOOTSTRAP.md) is under way."""
+        return self.workspace.ritual_active
+
+    @mirrored(write=True)
+    def finish_ritual(self) -> bool:
+        """End the first-run ritual: delete this workspace's BOOTSTRAP.md (False: none)."""
+        return self.workspace.finish_ritual()
 
     # -- index and search ----------------------------------------------------------
     def _source_files(self, all_agents: bool = False) -> tuple[list[SourceFile], list[str]]:
@@ -343,10 +351,11 @@ class Memory:
             roots.append((source_of(self.agent_id), self.workspace.root))
         if all_agents:
             roots.extend((source_of(a), Workspace(self.home, a).root) for a in self.agents())
+        extra = composition.extra_index_paths(self.settings)
         files = [
             SourceFile(source=src, path=rel, abs_path=path)
             for src, root in roots
-            for rel, path in discover_memory_files(root)
+            for rel, path in discover_memory_files(root, extra)
         ]
         return files, [src for src, _ in roots]
 
@@ -597,14 +606,3 @@ def _valid_agent(name: str) -> bool:
     except InvalidInputError:
         return False
     return True
-
-
-def _timezone(name: str | None) -> Any:
-    if not name:
-        return datetime.now().astimezone().tzinfo
-    try:
-        return ZoneInfo(name)
-    except (ZoneInfoNotFoundError, ValueError) as exc:
-        raise ConfigError(
-            f"unknown timezone {name!r} in prompt.timezone; use e.g. Europe/Paris"
-        ) from exc

@@ -35,7 +35,24 @@ from memdir.errors import MemdirError
 from memdir.facts import MAX_FACT_CHARS, Fact, RecalledFact, SaveOutcome
 from memdir.facts.safety import MAX_REASON_CHARS
 from memdir.search import SearchResults
-from memdir.workspace import FileSlice
+from memdir.workspace import FileSlice, split_lines
+from memdir.workspace_tools import (
+    FileEdited,
+    FileList,
+    FileMeta,
+    FileRead,
+    FileWritten,
+    MemoryContextArgs,
+    MemoryFinishRitualArgs,
+    MemorySetPromptFileArgs,
+    PromptFileSetting,
+    RitualFinished,
+    ToolResult,
+    context,
+    file_exists,
+    finish_ritual,
+    set_prompt_file,
+)
 
 if TYPE_CHECKING:
     from memdir.memory import Memory
@@ -256,29 +273,46 @@ def render_forget(fact: Fact) -> str:
 
 @dataclass(frozen=True)
 class ToolSpec(Generic[ArgsT]):
-    """One agent tool: what it is called, when to use it, what it takes, what it does."""
+    """One agent tool: what it is called, when to use it, what it takes, what it does.
+
+    ``run`` returns the text for the model, or a ``ToolResult`` that carries
+    structured data too (then ``output_model`` describes that data).
+    """
 
     name: str
     description: str
     args_model: type[ArgsT]
-    run: Callable[[Memory, ArgsT], str]
+    run: Callable[[Memory, ArgsT], str | ToolResult]
     read_only: bool = True
+    output_model: type[BaseModel] | None = None
 
     def input_schema(self) -> dict[str, Any]:
         """The JSON schema of the arguments (pydantic titles stripped)."""
         schema: dict[str, Any] = _strip_titles(self.args_model.model_json_schema())
         return schema
 
+    def output_schema(self) -> dict[str, Any] | None:
+        """The JSON schema of the structured result, or None for a text-only tool."""
+        if self.output_model is None:
+            return None
+        schema: dict[str, Any] = _strip_titles(self.output_model.model_json_schema())
+        return schema
+
     def invoke(self, memory: Memory, arguments: Mapping[str, Any]) -> str:
         """Validate ``arguments`` and run the tool; failures become ``ToolError``."""
+        return self.invoke_result(memory, arguments).text
+
+    def invoke_result(self, memory: Memory, arguments: Mapping[str, Any]) -> ToolResult:
+        """Like ``invoke``, with the structured data when the tool has any."""
         try:
             args = self.args_model.model_validate(dict(arguments))
         except ValidationError as exc:
             raise ToolError(_validation_message(self.name, exc)) from exc
         try:
-            return self.run(memory, args)
+            result = self.run(memory, args)
         except MemdirError as exc:
             raise ToolError(f"{self.name} failed: {exc}") from exc
+        return result if isinstance(result, ToolResult) else ToolResult(result)
 
 
 def _strip_titles(schema: Any) -> Any:
@@ -305,8 +339,9 @@ def _validation_message(name: str, exc: ValidationError) -> str:
 
 
 def _search(memory: Memory, args: MemorySearchArgs) -> str:
-    # incremental: picks up files written since the last call (no graph build mid-call)
-    memory.sync(optimize=False)
+    # incremental: picks up files written since the last call (no graph build mid-call);
+    # scope=all reads every agent's workspace, so every agent's new notes are synced first
+    memory.sync(optimize=False, all_agents=args.scope == "all")
     results = memory.search(
         args.query, max_results=args.max_results, min_score=args.min_score, scope=args.scope
     )
@@ -332,23 +367,35 @@ def _forget(memory: Memory, args: MemoryForgetArgs) -> str:
     return render_forget(memory.forget(fact_id=args.fact_id, query=args.query, reason=args.reason))
 
 
-def _list_files(memory: Memory, args: MemoryListFilesArgs) -> str:
-    return render_file_list(args.prefix, memory.list_files(args.prefix))
+def _list_files(memory: Memory, args: MemoryListFilesArgs) -> ToolResult:
+    paths = memory.list_files(args.prefix)
+    files = [FileMeta.of(memory.file_info(path)) for path in paths]
+    data = FileList(prefix=args.prefix, files=files)
+    return ToolResult(render_file_list(args.prefix, paths), data.model_dump(mode="json"))
 
 
-def _read_file(memory: Memory, args: MemoryReadFileArgs) -> str:
+def _read_file(memory: Memory, args: MemoryReadFileArgs) -> ToolResult:
     text = memory.read_file(args.path)
-    return text if text else f"{args.path} is empty."
+    info = memory.file_info(args.path)
+    data = FileRead(**FileMeta.of(info).model_dump(), lines=len(split_lines(text)))
+    return ToolResult(text if text else f"{args.path} is empty.", data.model_dump(mode="json"))
 
 
-def _write_file(memory: Memory, args: MemoryWriteFileArgs) -> str:
-    memory.write_file(args.path, args.content)
-    return f"Wrote {args.path} ({len(args.content)} characters)."
+def _write_file(memory: Memory, args: MemoryWriteFileArgs) -> ToolResult:
+    existed = file_exists(memory, args.path)
+    path = memory.write_file(args.path, args.content)
+    meta = FileMeta.of(memory.file_info(path))
+    data = FileWritten(**meta.model_dump(), created=not existed, overwritten=existed)
+    text = f"Wrote {path} ({len(args.content)} characters)."
+    return ToolResult(text, data.model_dump(mode="json"))
 
 
-def _edit_file(memory: Memory, args: MemoryEditFileArgs) -> str:
+def _edit_file(memory: Memory, args: MemoryEditFileArgs) -> ToolResult:
     count = memory.edit_file(args.path, args.old_text, args.new_text, replace_all=args.replace_all)
-    return f"Edited {args.path}: replaced {count} occurrence{'s' if count != 1 else ''}."
+    meta = FileMeta.of(memory.file_info(args.path))
+    data = FileEdited(**meta.model_dump(), replacements=count)
+    text = f"Edited {meta.path}: replaced {count} occurrence{'s' if count != 1 else ''}."
+    return ToolResult(text, data.model_dump(mode="json"))
 
 
 TOOLS: tuple[ToolSpec[Any], ...] = (
@@ -398,9 +445,11 @@ TOOLS: tuple[ToolSpec[Any], ...] = (
     ToolSpec(
         "memory_list_files",
         "List the Markdown files of your workspace, optionally only those whose path starts "
-        "with a prefix such as 'memory/' or 'learnings/'.",
+        "with a prefix such as 'memory/' or 'learnings/'. The structured result gives each "
+        "file's size in bytes and when it last changed.",
         MemoryListFilesArgs,
         _list_files,
+        output_model=FileList,
     ),
     ToolSpec(
         "memory_read_file",
@@ -408,14 +457,17 @@ TOOLS: tuple[ToolSpec[Any], ...] = (
         "it before editing so you can copy the exact text to replace.",
         MemoryReadFileArgs,
         _read_file,
+        output_model=FileRead,
     ),
     ToolSpec(
         "memory_write_file",
         "Create or replace a whole workspace Markdown file atomically. Prefer "
-        "memory_edit_file for changes to an existing file, and memory_save for single facts.",
+        "memory_edit_file for changes to an existing file, and memory_save for single facts. "
+        "The result says whether the file was created or overwritten, its size and time.",
         MemoryWriteFileArgs,
         _write_file,
         read_only=False,
+        output_model=FileWritten,
     ),
     ToolSpec(
         "memory_edit_file",
@@ -425,6 +477,36 @@ TOOLS: tuple[ToolSpec[Any], ...] = (
         MemoryEditFileArgs,
         _edit_file,
         read_only=False,
+        output_model=FileEdited,
+    ),
+    ToolSpec(
+        "memory_finish_ritual",
+        "Finish the first-run ritual: delete BOOTSTRAP.md once you have followed it (your "
+        "identity and what you learned about your human are written down). Only "
+        "BOOTSTRAP.md is deleted, and only in your own workspace.",
+        MemoryFinishRitualArgs,
+        finish_ritual,
+        read_only=False,
+        output_model=RitualFinished,
+    ),
+    ToolSpec(
+        "memory_context",
+        "Show what your system prompt carries: each workspace file with its status (OK, "
+        "TRUNCATED, MISSING, SKIPPED, DISABLED, EXCLUDED), prompt.toml order and size, the "
+        "recent daily notes, and the counts of skills and tools. session_kind shows what a "
+        "group or shared session would leave out.",
+        MemoryContextArgs,
+        context,
+    ),
+    ToolSpec(
+        "memory_set_prompt_file",
+        "Switch a workspace Markdown file into or out of your system prompt (enabled) and/or "
+        "move it (sort_order, lower first: AGENTS.md 10, SOUL.md 20, IDENTITY.md 30, USER.md "
+        "40, TOOLS.md 50, MEMORY.md 60). Kept in prompt.toml; takes effect next prompt.",
+        MemorySetPromptFileArgs,
+        set_prompt_file,
+        read_only=False,
+        output_model=PromptFileSetting,
     ),
 )
 TOOLS_BY_NAME: dict[str, ToolSpec[Any]] = {tool.name: tool for tool in TOOLS}
@@ -449,6 +531,17 @@ def call_tool(memory: Memory, name: str, arguments: Mapping[str, Any] | None = N
             f"arguments for {name} must be a JSON object, got {type(arguments).__name__}"
         )
     return find_tool(name).invoke(memory, arguments or {})
+
+
+def call_tool_result(
+    memory: Memory, name: str, arguments: Mapping[str, Any] | None = None
+) -> ToolResult:
+    """``call_tool`` with the structured data of the tools that return some."""
+    if arguments is not None and not isinstance(arguments, Mapping):
+        raise ToolError(
+            f"arguments for {name} must be a JSON object, got {type(arguments).__name__}"
+        )
+    return find_tool(name).invoke_result(memory, arguments or {})
 
 
 def openai_tool_schemas() -> list[dict[str, Any]]:

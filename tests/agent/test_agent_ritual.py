@@ -13,7 +13,7 @@ from memdir.embeddings.base import HashEmbedder
 from memdir.llm import Completion, Message, ScriptedChatModel, ToolSpec
 from memdir.memory import Memory
 
-RITUAL_HEADING = "## BOOTSTRAP.md (first run)"
+RITUAL_HEADING = "## BOOTSTRAP.md\n"
 
 
 def ritual_brain(*writes: tuple[str, str]) -> Any:

@@ -13,6 +13,8 @@ from memdir.tools import TOOLS, ToolSpec, anthropic_tool_schemas, openai_tool_sc
 DESIGN_TOOLS = (
     "memory_search", "memory_get", "memory_save", "memory_recall", "memory_forget",
     "memory_list_files", "memory_read_file", "memory_write_file", "memory_edit_file",
+    # beyond DESIGN.md's list: the first-run ritual and the prompt's files (docs/mcp.md)
+    "memory_finish_ritual", "memory_context", "memory_set_prompt_file",
 )  # fmt: skip
 
 

@@ -71,4 +71,6 @@ def test_report_matches_the_prompt_it_describes() -> None:
 
 
 def test_status_values_are_the_documented_strings() -> None:
-    assert [status.value for status in FileStatus] == ["OK", "TRUNCATED", "MISSING", "SKIPPED"]
+    assert [status.value for status in FileStatus] == [
+        "OK", "TRUNCATED", "MISSING", "SKIPPED", "DISABLED", "EXCLUDED",
+    ]  # fmt: skip

@@ -46,6 +46,7 @@ from memdir.curate import (
 )
 from memdir.errors import ContextLengthError
 from memdir.llm import ChatModel, Completion, Message, Usage
+from memdir.prompt import check_session_kind
 
 if TYPE_CHECKING:
     from memdir.memory import Memory
@@ -73,9 +74,15 @@ class ChatAgent:
         policy: ContextPolicy | None = None,
         extraction_policy: ExtractionPolicy | None = None,
         max_tool_rounds: int = DEFAULT_TOOL_ROUNDS,
+        auto_extract: bool | None = None,
+        session_kind: str | None = None,
     ) -> None:
         self.memory = memory
         self.model = model
+        self.session_kind = check_session_kind(session_kind or memory.settings.prompt.session_kind)
+        self.auto_extract = (
+            memory.settings.curate.auto_extract if auto_extract is None else auto_extract
+        )
         self.max_tool_rounds = max(1, max_tool_rounds)
         policy = policy or ContextPolicy()
         if policy.max_input_tokens is None:  # the window of the model that holds the talk
@@ -172,17 +179,14 @@ class ChatAgent:
         for call in completion.tool_calls:
             run = run_tool_call(self.memory, call, context)
             self._append(Message("tool", run.result, tool_call_id=call.id, name=call.name))
-            self.ritual.observe(run)
             kind: EventKind = "tool_call" if run.ok else "tool_error"
             emit(AgentEvent(kind, f"{call.name}({_brief(call.arguments)}) -> {_first_line(run)}"))
             runs.append(run)
         return runs
 
     def system_message(self) -> Message:
-        """The system prompt, rebuilt from the workspace (plus the ritual while active)."""
-        prompt = self.memory.system_prompt()
-        section = self.ritual.prompt_section()
-        return Message("system", f"{prompt}\n\n{section}" if section else prompt)
+        """The system prompt, rebuilt from the workspace for this session's kind."""
+        return Message("system", self.memory.system_prompt(session_kind=self.session_kind))
 
     def _complete(self, emit: Observer) -> Completion:
         system = self.system_message()
@@ -230,6 +234,7 @@ class ChatAgent:
         return AgentStatus(
             agent=self.memory.agent_id or "global",
             session_id=self.session_id,
+            session_kind=self.session_kind,
             model=f"{self.model.provider}/{self.model.model}",
             tokens=measured.tokens,
             window=measured.budget,
@@ -253,11 +258,12 @@ class ChatAgent:
         """Curate memory from this conversation in the background.
 
         The extraction reads the session transcript, which keeps every message, not
-        the compacted view the model holds. A no-op when the conversation is empty or
-        was scheduled already as it is.
+        the compacted view the model holds. A no-op when ``auto_extract`` is off
+        (``curate.auto_extract``), when the conversation is empty or when it was
+        scheduled already as it is.
         """
         mark = (self.session_id, len(self._ids), self._ids[-1] if self._ids else None)
-        if not self.messages or mark == self._scheduled:
+        if not self.auto_extract or not self.messages or mark == self._scheduled:
             return
         self._scheduled = mark
         trigger = ExtractionTrigger(session_id=self.session_id)

@@ -47,6 +47,7 @@ class AgentStatus:
     agent: str
     session_id: str
     model: str
+    session_kind: str
     tokens: int
     window: int
     level: str
@@ -60,6 +61,7 @@ class AgentStatus:
         return [
             ("agent", self.agent),
             ("session", self.session_id),
+            ("session kind", self.session_kind),
             ("model", self.model),
             ("tokens used", f"{self.tokens:,} / {self.window:,} ({self.tokens / self.window:.0%})"),
             ("context level", self.level),

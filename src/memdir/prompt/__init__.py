@@ -14,6 +14,8 @@ from memdir.prompt.builder import (
     estimate_tokens,
 )
 from memdir.prompt.inputs import BootstrapEntry, BootstrapSource, PromptBudget, PromptInputs
+from memdir.prompt.notes import NOTES_HEAD_MARKER, plan_recent_notes
+from memdir.prompt.privacy import SESSION_KINDS, SessionKind, check_session_kind, redact_private
 from memdir.prompt.sections import PERSONA_LINE
 from memdir.prompt.truncation import (
     TRUNCATION_MARKER,
@@ -24,7 +26,9 @@ from memdir.prompt.truncation import (
 )
 
 __all__ = [
+    "NOTES_HEAD_MARKER",
     "PERSONA_LINE",
+    "SESSION_KINDS",
     "TRUNCATION_MARKER",
     "BootstrapEntry",
     "BootstrapSource",
@@ -34,9 +38,13 @@ __all__ = [
     "InjectedFile",
     "PromptBudget",
     "PromptInputs",
+    "SessionKind",
     "build_context_report",
     "build_system_prompt",
+    "check_session_kind",
     "estimate_tokens",
     "plan_injection",
+    "plan_recent_notes",
+    "redact_private",
     "truncate_text",
 ]

@@ -1,17 +1,21 @@
 """Building the system prompt and the context report from ``PromptInputs``.
 
 Both are pure functions of their inputs: the same inputs give the same text.
-Section order: base prompt, safety, tools, date and time, runtime, project
-context, truncation note, memory, learnings, high-salience facts, skills.
+Section order: base prompt, safety, tools, date and time, runtime, session (group
+and shared sessions only), project context, truncation note, memory, recent daily
+notes, learnings, high-salience facts (private sessions only), skills.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
 
 from memdir.prompt import sections
 from memdir.prompt.inputs import PromptBudget, PromptInputs
+from memdir.prompt.notes import plan_recent_notes
+from memdir.prompt.privacy import is_private, redact_private, render_session
 from memdir.prompt.truncation import FileStatus, InjectedFile, plan_injection
 
 
@@ -20,33 +24,51 @@ def estimate_tokens(chars: int) -> int:
     return math.ceil(chars / 4)
 
 
-def _render(inputs: PromptInputs) -> tuple[str, list[InjectedFile]]:
-    planned = plan_injection(inputs.bootstrap_files, inputs.budget)
+def _render(inputs: PromptInputs) -> tuple[str, list[InjectedFile], list[InjectedFile]]:
+    kind = inputs.session_kind
+    planned = plan_injection(inputs.bootstrap_files, inputs.budget, kind)
+    notes = plan_recent_notes(inputs.recent_notes, inputs.recent_notes_chars)
+    if not is_private(kind):
+        notes = [_redacted(item, kind) for item in notes]
     parts = [
         inputs.base_prompt.strip(),
         sections.SAFETY,
         sections.render_tools(inputs.tool_names),
         sections.render_datetime(inputs.now, inputs.timezone),
         sections.render_runtime(inputs.runtime),
-        sections.render_project_context(planned),
+        render_session(kind, list(inputs.tool_names)),
+        sections.render_project_context(planned, inputs.tool_names),
         sections.render_truncation_note(planned),
         sections.render_memory(inputs.daily_note_count, inputs.memory_dir, inputs.tool_names),
+        sections.render_recent_notes(notes),
         sections.render_learnings(inputs.learnings),
-        sections.render_facts(inputs.facts),
-        sections.render_skills(inputs.skills),
+        sections.render_facts(inputs.facts) if is_private(kind) else "",
+        sections.render_skills(inputs.skills, inputs.tool_names),
     ]
-    return "\n\n".join(part for part in parts if part) + "\n", planned
+    return "\n\n".join(part for part in parts if part) + "\n", planned, notes
+
+
+def _redacted(item: InjectedFile, kind: str) -> InjectedFile:
+    if item.text is None:
+        return item
+    text, removed = redact_private(item.text)
+    note = f"{removed} private line(s) left out of a {kind} session" if removed else ""
+    return dataclasses.replace(item, text=text, note=note)
 
 
 def build_system_prompt(inputs: PromptInputs) -> str:
     """Return the system prompt for ``inputs``."""
-    prompt, _ = _render(inputs)
+    prompt, _, _ = _render(inputs)
     return prompt
 
 
 @dataclass(frozen=True)
 class FileReport:
-    """How one bootstrap file entered the prompt, in characters and estimated tokens."""
+    """How one file entered the prompt, in characters and estimated tokens.
+
+    ``enabled`` and ``sort_order`` are its prompt.toml settings; ``note`` says what
+    the session kind changed.
+    """
 
     name: str
     status: FileStatus
@@ -54,19 +76,31 @@ class FileReport:
     injected_chars: int
     raw_tokens: int
     injected_tokens: int
+    enabled: bool = True
+    sort_order: int | None = None
+    note: str = ""
 
 
 @dataclass(frozen=True)
 class ContextReport:
-    """Per-file budget use of the bootstrap files, with totals and the prompt's size.
+    """What the system prompt carries: per-file budget use, with totals and the prompt's size.
 
-    Token totals are sums of the per-file estimates.
+    ``files`` are the bootstrap and prompt.toml files (disabled and excluded ones too),
+    ``recent_notes`` the daily notes read at session start. Token totals are sums of
+    the per-file estimates, over ``files``. ``left_out`` names the sections a group or
+    shared session leaves out; ``skills`` and ``tools`` count what the prompt lists.
     """
 
     files: tuple[FileReport, ...]
     budget: PromptBudget
     prompt_chars: int
     prompt_tokens: int
+    session_kind: str = "private"
+    workspace: str = ""
+    skills: int = 0
+    tools: int = 0
+    recent_notes: tuple[FileReport, ...] = ()
+    left_out: tuple[str, ...] = ()
 
     @property
     def raw_chars(self) -> int:
@@ -91,18 +125,37 @@ class ContextReport:
         return any(item.status in cut for item in self.files)
 
 
-def build_context_report(inputs: PromptInputs) -> ContextReport:
-    """Report how each bootstrap file of ``inputs`` fits the prompt budget."""
-    prompt, planned = _render(inputs)
-    files = tuple(
-        FileReport(
-            name=item.name,
-            status=item.status,
-            raw_chars=item.raw_chars,
-            injected_chars=item.injected_chars,
-            raw_tokens=estimate_tokens(item.raw_chars),
-            injected_tokens=estimate_tokens(item.injected_chars),
-        )
-        for item in planned
+def _file_report(item: InjectedFile) -> FileReport:
+    return FileReport(
+        name=item.name,
+        status=item.status,
+        raw_chars=item.raw_chars,
+        injected_chars=item.injected_chars,
+        raw_tokens=estimate_tokens(item.raw_chars),
+        injected_tokens=estimate_tokens(item.injected_chars),
+        enabled=item.enabled,
+        sort_order=item.sort_order,
+        note=item.note,
     )
-    return ContextReport(files, inputs.budget, len(prompt), estimate_tokens(len(prompt)))
+
+
+def build_context_report(inputs: PromptInputs) -> ContextReport:
+    """Report how each file of ``inputs`` fits the prompt budget, and what else it carries."""
+    prompt, planned, notes = _render(inputs)
+    left_out: list[str] = []
+    if not is_private(inputs.session_kind):
+        left_out.extend(item.name for item in planned if item.status is FileStatus.EXCLUDED)
+        if inputs.facts:
+            left_out.append("high-salience facts")
+    return ContextReport(
+        files=tuple(_file_report(item) for item in planned),
+        budget=inputs.budget,
+        prompt_chars=len(prompt),
+        prompt_tokens=estimate_tokens(len(prompt)),
+        session_kind=inputs.session_kind,
+        workspace=inputs.workspace,
+        skills=len(inputs.skills),
+        tools=len(inputs.tool_names),
+        recent_notes=tuple(_file_report(item) for item in notes),
+        left_out=tuple(left_out),
+    )

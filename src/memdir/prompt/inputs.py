@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from memdir.errors import InvalidInputError
+from memdir.prompt.privacy import check_session_kind
 
 
 class BootstrapSource(Protocol):
@@ -29,10 +30,13 @@ class BootstrapSource(Protocol):
 
 @dataclass(frozen=True)
 class BootstrapEntry:
-    """A bootstrap file for the prompt: name and text (None when missing)."""
+    """A file for the prompt: name and text (None when missing), and its prompt.toml
+    settings (a disabled file is reported, never injected)."""
 
     name: str
     content: str | None
+    enabled: bool = True
+    sort_order: int | None = None
 
 
 @dataclass(frozen=True)
@@ -65,10 +69,15 @@ class PromptBudget:
 class PromptInputs:
     """Everything ``build_system_prompt`` needs, already loaded.
 
-    ``bootstrap_files`` come in prompt order (AGENTS, SOUL, IDENTITY, USER, TOOLS,
-    MEMORY); ``now`` must be timezone-aware; ``runtime`` holds metadata such as
-    agent id, home, model, os, python and memdir version; ``facts`` and
-    ``skills`` are one line each.
+    ``bootstrap_files`` come in prompt order (by default AGENTS, SOUL, IDENTITY,
+    USER, TOOLS, MEMORY; BOOTSTRAP.md first while the first-run ritual lasts); a
+    source with an ``enabled`` attribute of False is reported but not injected.
+    ``now`` must be timezone-aware; ``runtime`` holds metadata such as agent id,
+    home, model, os, python and memdir version; ``facts`` and ``skills`` are one
+    line each. ``session_kind`` (private, group, shared) decides what private
+    memory is left out (``privacy``); ``recent_notes`` are the newest daily notes,
+    newest first, fitted into ``recent_notes_chars``; ``workspace`` is the
+    workspace's path, for the report.
     """
 
     base_prompt: str
@@ -83,8 +92,17 @@ class PromptInputs:
     facts: Sequence[str] = ()
     skills: Sequence[str] = ()
     budget: PromptBudget = field(default_factory=PromptBudget)
+    session_kind: str = "private"
+    recent_notes: Sequence[BootstrapSource] = ()
+    recent_notes_chars: int = 4_000
+    workspace: str = ""
 
     def __post_init__(self) -> None:
+        check_session_kind(self.session_kind)
+        if isinstance(self.recent_notes_chars, bool) or self.recent_notes_chars < 0:
+            raise InvalidInputError(
+                f"recent_notes_chars must be 0 or more, got {self.recent_notes_chars!r}"
+            )
         if self.now.tzinfo is None or self.now.utcoffset() is None:
             raise InvalidInputError(
                 f"now {self.now.isoformat()!r} has no timezone; pass an aware datetime "
@@ -99,4 +117,5 @@ class PromptInputs:
         object.__setattr__(self, "tool_names", tuple(self.tool_names))
         object.__setattr__(self, "facts", tuple(self.facts))
         object.__setattr__(self, "skills", tuple(self.skills))
+        object.__setattr__(self, "recent_notes", tuple(self.recent_notes))
         object.__setattr__(self, "runtime", dict(self.runtime))

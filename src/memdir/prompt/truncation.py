@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from memdir.prompt.inputs import BootstrapSource, PromptBudget
+from memdir.prompt.privacy import PRIVATE_ONLY_FILES, is_private, redact_private
 
 TRUNCATION_MARKER = "[...truncated, read file for full content...]"
 HEAD_PERCENT = 70
@@ -33,16 +34,25 @@ class FileStatus(StrEnum):
     TRUNCATED = "TRUNCATED"
     MISSING = "MISSING"
     SKIPPED = "SKIPPED"
+    DISABLED = "DISABLED"  # switched off in prompt.toml
+    EXCLUDED = "EXCLUDED"  # private memory, left out of a group or shared session
 
 
 @dataclass(frozen=True)
 class InjectedFile:
-    """One bootstrap file after budgeting: its status and the text to inject (if any)."""
+    """One bootstrap file after budgeting: its status and the text to inject (if any).
+
+    ``note`` says what a session kind changed (left out, private lines removed);
+    ``enabled`` and ``sort_order`` are the file's prompt.toml settings as given.
+    """
 
     name: str
     status: FileStatus
     raw_chars: int
     text: str | None
+    note: str = ""
+    enabled: bool = True
+    sort_order: int | None = None
 
     @property
     def injected_chars(self) -> int:
@@ -62,26 +72,48 @@ def truncate_text(text: str, budget: int) -> str:
     return f"{text[:head]}\n{TRUNCATION_MARKER}\n{tail_text}"
 
 
-def plan_injection(files: Sequence[BootstrapSource], budget: PromptBudget) -> list[InjectedFile]:
+def plan_injection(
+    files: Sequence[BootstrapSource], budget: PromptBudget, session_kind: str = "private"
+) -> list[InjectedFile]:
     """Decide, in order, what of each file goes into the prompt.
 
     Trailing whitespace of a file is dropped before measuring it against the
-    budget; ``raw_chars`` is the length of the file as given.
+    budget; ``raw_chars`` is the length of the file as given. A source with
+    ``enabled`` False is DISABLED; in a group or shared session MEMORY.md is
+    EXCLUDED and the parts of other files marked private are removed (``privacy``).
+    Neither uses any room.
     """
     room = budget.total_chars
     planned: list[InjectedFile] = []
     for source in files:
-        content = source.content
-        if content is None:
-            planned.append(InjectedFile(source.name, FileStatus.MISSING, 0, None))
-            continue
-        if room == 0 or room < budget.min_room_chars:
-            planned.append(InjectedFile(source.name, FileStatus.SKIPPED, len(content), None))
-            continue
-        trimmed = content.rstrip()
-        limit = min(budget.per_file_chars, room)
-        text = truncate_text(trimmed, limit)
-        status = FileStatus.OK if len(trimmed) <= limit else FileStatus.TRUNCATED
-        planned.append(InjectedFile(source.name, status, len(content), text))
-        room = max(0, room - len(text))
+        item = _plan_file(source, room, budget, session_kind)
+        planned.append(item)
+        room = max(0, room - item.injected_chars)
     return planned
+
+
+def _plan_file(
+    source: BootstrapSource, room: int, budget: PromptBudget, session_kind: str
+) -> InjectedFile:
+    name, content = source.name, source.content
+    raw = 0 if content is None else len(content)
+    settings = (bool(getattr(source, "enabled", True)), getattr(source, "sort_order", None))
+    if not settings[0]:
+        return InjectedFile(name, FileStatus.DISABLED, raw, None, "", *settings)
+    if not is_private(session_kind) and name in PRIVATE_ONLY_FILES:
+        note = f"private memory: left out of a {session_kind} session"
+        return InjectedFile(name, FileStatus.EXCLUDED, raw, None, note, *settings)
+    if content is None:
+        return InjectedFile(name, FileStatus.MISSING, 0, None, "", *settings)
+    note = ""
+    if not is_private(session_kind):
+        content, removed = redact_private(content)
+        if removed:
+            note = f"{removed} private line(s) left out of a {session_kind} session"
+    if room == 0 or room < budget.min_room_chars:
+        return InjectedFile(name, FileStatus.SKIPPED, raw, None, note, *settings)
+    trimmed = content.rstrip()
+    limit = min(budget.per_file_chars, room)
+    text = truncate_text(trimmed, limit)
+    status = FileStatus.OK if len(trimmed) <= limit else FileStatus.TRUNCATED
+    return InjectedFile(name, status, raw, text, note, *settings)

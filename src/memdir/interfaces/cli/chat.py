@@ -14,7 +14,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from memdir.interfaces.cli._app import console, state
+from memdir.interfaces.cli._app import JsonOption, console, print_json, state
 
 if TYPE_CHECKING:  # the agent, models and memory load when `chat` runs, not for --help
     from memdir.agent import AgentEvent
@@ -47,6 +47,7 @@ EVENT_STYLES = {"tool_error": "yellow", "correction": "magenta", "emergency": "r
 
 def register(app: typer.Typer) -> None:
     app.command("chat")(chat)
+    app.command("heartbeat")(heartbeat)
 
 
 def chat(
@@ -56,6 +57,14 @@ def chat(
     ] = None,
     session: Annotated[
         str | None, typer.Option("--session", "-s", help="Resume or name this session id.")
+    ] = None,
+    session_kind: Annotated[
+        str | None,
+        typer.Option(
+            "--session-kind",
+            help="private (default), group or shared: the latter two keep MEMORY.md, the "
+            "facts and private details out of the prompt.",
+        ),
     ] = None,
 ) -> None:
     """Talk with your agent in the terminal: memory tools, compaction, learnings, /help."""
@@ -73,7 +82,7 @@ def chat(
         for path in prepare_workspace(memory):
             display.show_notice(f"created {path}")
         chat_agent = ChatAgent(
-            memory, model, session_id=session,
+            memory, model, session_id=session, session_kind=session_kind,
             policy=composition.context_policy(loaded.settings),
             extraction_policy=composition.extraction_policy(loaded.settings),
         )  # fmt: skip
@@ -82,6 +91,37 @@ def chat(
         except KeyboardInterrupt:
             display.show_notice("interrupted; saving memory before exiting")
             finish_chat(chat_agent, display, EXTRACTION_WAIT_S)
+
+
+def heartbeat(
+    ctx: typer.Context,
+    agent: Annotated[
+        str | None, typer.Option("--agent", "-a", help="Agent id (default: the global --agent).")
+    ] = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Run HEARTBEAT.md's checklist once now, as `memdir serve` does on curate.heartbeat_cron
+    (needs a chat model; what it did goes to today's daily note)."""
+    from memdir.agent.heartbeat import run_heartbeat
+
+    app_state = state(ctx)
+    loaded = app_state.settings()
+    if loaded.settings.llm.provider in ("none", ""):
+        typer.echo(
+            NO_MODEL_HELP.format(home=loaded.home).replace("memdir chat", "memdir heartbeat")
+        )
+        raise typer.Exit(0)
+    model, memory = _open(loaded, agent or app_state.agent)
+    with memory:
+        run = run_heartbeat(memory, model)
+    if as_json:
+        print_json(run)
+    elif not run.ran:
+        typer.echo(f"heartbeat skipped: {run.skipped_reason}")
+    elif run.note is None:
+        typer.echo("heartbeat: nothing needed attention (HEARTBEAT_OK)")
+    else:
+        typer.echo(f"heartbeat noted at {run.note.cite()}: {run.reply}")
 
 
 def _open(loaded: LoadedSettings, agent_id: str | None) -> tuple[ChatModel, Any]:

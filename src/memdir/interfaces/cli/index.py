@@ -86,8 +86,8 @@ def search(
 ) -> None:
     """Hybrid search over memory files; hits cite path:start-end (the memory_search tool)."""
     with state(ctx).open_memory() as memory:
-        if not no_sync:
-            memory.sync(optimize=False)  # `memdir index sync` builds vector graphs
+        if not no_sync:  # scope all: every agent's new notes; graphs: `memdir index sync`
+            memory.sync(optimize=False, all_agents=scope == "all")
         results = memory.search(query, max_results=max_results, min_score=min_score, scope=scope)
     if as_json:
         print_json({"hits": results.hits, "notice": results.notice})

@@ -20,21 +20,58 @@ def register(app: typer.Typer) -> None:
 
 def consolidation_schedule(cron: str) -> Callable[[Any], Any]:
     """A service factory: consolidate every workspace on ``curate.consolidate_cron``."""
+    from memdir.config import CurateSettings
+
+    return curation_schedule(CurateSettings(consolidate_cron=cron))
+
+
+def curation_schedule(curate: Any) -> Callable[[Any], Any]:
+    """A service factory for ``memdir serve``'s scheduler, from the ``[curate]`` settings.
+
+    Consolidation of every workspace on ``consolidate_cron`` (unless ``auto_consolidate``
+    is off) and, when ``heartbeat`` is on and a model is configured, a heartbeat of every
+    workspace on ``heartbeat_cron``. No job at all: no scheduler thread.
+    """
     from memdir.curate import Scheduler
 
-    def build(memories: Any) -> Scheduler:
+    def build(memories: Any) -> Scheduler | None:
         scheduler = Scheduler()
-
-        def consolidate_all() -> None:
-            default = memories.get(None)
-            for agent in [None, *default.agents()]:
-                result = memories.get(agent).consolidate()
-                log.info("consolidated %s: %d entries added", agent or "global", len(result.added))
-
-        scheduler.add_job("consolidate", consolidate_all, cron=cron)
-        return scheduler
+        if curate.auto_consolidate:
+            scheduler.add_job(
+                "consolidate", lambda: _consolidate_all(memories), cron=curate.consolidate_cron
+            )
+        if curate.heartbeat:
+            if memories.get(None).chat_model is None:
+                log.warning(
+                    "curate.heartbeat is on but no chat model is configured (llm.provider); "
+                    "the heartbeat does not run"
+                )
+            else:
+                scheduler.add_job(
+                    "heartbeat", lambda: _heartbeat_all(memories), cron=curate.heartbeat_cron
+                )
+        return scheduler if scheduler.next_runs() else None
 
     return build
+
+
+def _workspaces(memories: Any) -> list[str | None]:
+    return [None, *memories.get(None).agents()]
+
+
+def _consolidate_all(memories: Any) -> None:
+    for agent in _workspaces(memories):
+        result = memories.get(agent).consolidate()
+        log.info("consolidated %s: %d entries added", agent or "global", len(result.added))
+
+
+def _heartbeat_all(memories: Any) -> None:
+    from memdir.agent.heartbeat import run_heartbeat
+
+    for agent in _workspaces(memories):
+        memory = memories.get(agent)
+        run = run_heartbeat(memory, memory.chat_model)
+        log.info("heartbeat of %s: %s", run.agent, run.skipped_reason or run.reply[:80])
 
 
 def mcp(ctx: typer.Context) -> None:
@@ -51,7 +88,8 @@ def serve(
     port: Annotated[int | None, typer.Option(help="Port (default server.port).")] = None,
 ) -> None:
     """Serve the REST API (/api/v1), MCP over HTTP (/mcp) and the memory browser (/),
-    with the file watcher and the consolidation scheduler."""
+    with the file watcher and the curation scheduler (consolidation; the heartbeat when
+    curate.heartbeat is on)."""
     from memdir.interfaces.http import load_or_create_token, token_path, watch_and_sync
     from memdir.interfaces.http.serve import serve as run_server
 
@@ -77,8 +115,5 @@ def serve(
         bind_port,
         st.agent,
         open_memory=st.open_memory,
-        services=[
-            watch_and_sync(cfg.index.watch_debounce_ms),
-            consolidation_schedule(cfg.curate.consolidate_cron),
-        ],
+        services=[watch_and_sync(cfg.index.watch_debounce_ms), curation_schedule(cfg.curate)],
     )

@@ -11,6 +11,19 @@ from rich.table import Table
 from memdir.interfaces.cli._app import JsonOption, console, make_app, print_json, state
 
 files_app = make_app("List, read, write and edit workspace Markdown files.")
+prompt_files_app = make_app(
+    "Which workspace files enter the system prompt, and in what order (prompt.toml)."
+)
+ritual_app = make_app("The first-run ritual: BOOTSTRAP.md guides a new workspace's first talk.")
+
+SessionKindOption = Annotated[
+    str | None,
+    typer.Option(
+        "--session-kind",
+        help="private (you and your human), group or shared: the latter two leave "
+        "MEMORY.md, the facts and private details out (default: prompt.session_kind).",
+    ),
+]
 
 
 def register(app: typer.Typer) -> None:
@@ -19,6 +32,8 @@ def register(app: typer.Typer) -> None:
     app.command("context")(context)
     app.command("get")(get)
     app.add_typer(files_app, name="files")
+    app.add_typer(prompt_files_app, name="prompt-files")
+    app.add_typer(ritual_app, name="ritual")
 
 
 def init(
@@ -35,19 +50,22 @@ def init(
     typer.echo(f"workspace ready at {root}" + ("" if created else " (nothing to create)"))
 
 
-def prompt(ctx: typer.Context) -> None:
-    """Print the system prompt assembled from the workspace."""
+def prompt(ctx: typer.Context, session_kind: SessionKindOption = None) -> None:
+    """Print the system prompt assembled from the workspace (BOOTSTRAP.md included while
+    the first-run ritual lasts)."""
     with state(ctx).open_memory() as memory:
-        typer.echo(memory.system_prompt())
+        typer.echo(memory.system_prompt(session_kind=session_kind))
 
 
 def context(
     ctx: typer.Context,
+    session_kind: SessionKindOption = None,
     as_json: JsonOption = False,
 ) -> None:
-    """Show what the system prompt carries: per-file status, raw and injected size."""
+    """Show what the system prompt carries: per-file status, prompt.toml order, raw and
+    injected size, recent daily notes, skills and tools."""
     with state(ctx).open_memory() as memory:
-        report = memory.context_report()
+        report = memory.context_report(session_kind=session_kind)
     totals = {
         "raw_chars": report.raw_chars,
         "injected_chars": report.injected_chars,
@@ -57,19 +75,96 @@ def context(
         "prompt_tokens": report.prompt_tokens,
     }
     if as_json:
-        print_json({"files": report.files, "budget": report.budget, "totals": totals})
+        print_json({
+            "files": report.files, "budget": report.budget, "totals": totals,
+            "session_kind": report.session_kind, "workspace": report.workspace,
+            "skills": report.skills, "tools": report.tools,
+            "recent_notes": report.recent_notes, "left_out": report.left_out,
+        })  # fmt: skip
         return
     per_file = max(report.budget.per_file_chars, 1)
-    table = Table("file", "status", "raw chars", "injected chars", "injected tokens", "of budget")
-    for entry in report.files:
+    table = Table("file", "status", "order", "raw chars", "injected chars", "injected tokens",
+                  "of budget")  # fmt: skip
+    for entry in (*report.files, *report.recent_notes):
         share = min(entry.injected_chars / per_file, 1.0)
         bar = f"{share:4.0%} " + "#" * round(share * 10)
+        order = "" if entry.sort_order is None else str(entry.sort_order)
         row = (entry.raw_chars, entry.injected_chars, entry.injected_tokens)
-        table.add_row(entry.name, str(entry.status), *map(str, row), bar)
-    table.add_row("total", "", str(report.raw_chars), str(report.injected_chars),
+        table.add_row(entry.name, str(entry.status), order, *map(str, row), bar)
+    table.add_row("total", "", "", str(report.raw_chars), str(report.injected_chars),
                   str(report.injected_tokens), "")  # fmt: skip
     console.print(table)
+    for entry in (*report.files, *report.recent_notes):
+        if entry.note:
+            typer.echo(f"{entry.name}: {entry.note}")
+    typer.echo(f"workspace: {report.workspace} ({report.session_kind} session)")
+    if report.left_out:
+        typer.echo(f"left out of a {report.session_kind} session: {', '.join(report.left_out)}")
+    typer.echo(f"skills: {report.skills}, tools: {report.tools}")
     typer.echo(f"system prompt: {report.prompt_chars} chars, ~{report.prompt_tokens} tokens")
+
+
+@prompt_files_app.command("list")
+def prompt_files_list(ctx: typer.Context, as_json: JsonOption = False) -> None:
+    """List the files the system prompt may carry, in order, with enabled and sort_order."""
+    with state(ctx).open_memory() as memory:
+        files = memory.prompt_files()
+    if as_json:
+        print_json(files)
+        return
+    for item in files:
+        status = "enabled " if item.enabled else "disabled"
+        typer.echo(f"{item.sort_order:>6}  {status}  {item.path}  ({item.origin})")
+
+
+@prompt_files_app.command("set")
+def prompt_files_set(
+    ctx: typer.Context,
+    path: Annotated[str, typer.Argument(help="Workspace-relative .md path, e.g. MEMORY.md.")],
+    enabled: Annotated[
+        bool | None,
+        typer.Option("--enable/--disable", help="Put the file into the prompt or leave it out."),
+    ] = None,
+    order: Annotated[
+        int | None,
+        typer.Option(
+            "--order", help="sort_order: lower goes first (AGENTS.md 10 ... MEMORY.md 60)."
+        ),
+    ] = None,
+) -> None:
+    """Switch a file into or out of the system prompt and/or move it (writes prompt.toml)."""
+    if enabled is None and order is None:
+        raise typer.BadParameter("give --enable, --disable and/or --order N")
+    with state(ctx).open_memory() as memory:
+        item = memory.set_prompt_file(path, enabled=enabled, sort_order=order)
+        where = memory.workspace.root / "prompt.toml"
+    status = "enabled" if item.enabled else "disabled"
+    typer.echo(f"{item.path}: {status}, sort_order {item.sort_order} (written to {where})")
+
+
+@ritual_app.command("status")
+def ritual_status(ctx: typer.Context) -> None:
+    """Say whether the first-run ritual (this workspace's BOOTSTRAP.md) is under way."""
+    with state(ctx).open_memory() as memory:
+        active = memory.ritual_active
+        root = memory.workspace.root
+    typer.echo(
+        f"first-run ritual under way: {root / 'BOOTSTRAP.md'} is in the prompt"
+        if active
+        else "no first-run ritual: this workspace has no BOOTSTRAP.md"
+    )
+
+
+@ritual_app.command("finish")
+def ritual_finish(ctx: typer.Context) -> None:
+    """End the first-run ritual now: delete this workspace's BOOTSTRAP.md."""
+    with state(ctx).open_memory() as memory:
+        finished = memory.finish_ritual()
+    typer.echo(
+        "first-run ritual finished: BOOTSTRAP.md deleted"
+        if finished
+        else "no first-run ritual to finish: this workspace has no BOOTSTRAP.md"
+    )
 
 
 def get(

@@ -13,6 +13,7 @@ from fastapi import APIRouter, Body, Depends, Path, Query, Request
 from fastapi.encoders import jsonable_encoder
 from pydantic import BaseModel, ConfigDict, Field
 
+from memdir.errors import InvalidInputError
 from memdir.facts.safety import MAX_REASON_CHARS
 from memdir.interfaces.http.problems import PROBLEM_RESPONSES
 from memdir.memory import Memory
@@ -68,8 +69,8 @@ def search_memory(
     sync: Annotated[bool, Query(description="Sync the index first (incremental).")] = True,
 ) -> dict[str, Any]:
     """Hybrid search; each hit carries its ``path:start-end`` citation and score breakdown."""
-    if sync:
-        memory.sync(optimize=False)  # a graph build belongs to /index/sync
+    if sync:  # scope=all reads every agent's workspace: sync every agent's new notes first
+        memory.sync(optimize=False, all_agents=scope == "all")  # graphs: /index/sync
     results = memory.search(query, max_results=max_results, min_score=min_score, scope=scope)
     hits = [{**jsonable_encoder(hit), "citation": hit.citation} for hit in results.hits]
     return {"query": query, "hits": hits, "notice": results.notice}
@@ -154,16 +155,62 @@ def forget_fact(
 # -- prompt, context, index -------------------------------------------------------------
 
 
+SessionKindQuery = Annotated[
+    Literal["private", "group", "shared"] | None,
+    Query(
+        description="private (you and your human), group or shared: the latter two leave "
+        "MEMORY.md, the facts and private details out (default: prompt.session_kind)."
+    ),
+]
+
+
+class PromptFileBody(_Body):
+    enabled: bool | None = Field(None, description="true: inject the file; false: leave it out.")
+    sort_order: int | None = Field(
+        None, ge=-10_000, le=10_000, description="Lower goes first (AGENTS.md 10, MEMORY.md 60)."
+    )
+
+
 @router.get("/prompt", tags=["prompt"])
-def system_prompt(memory: MemoryDep) -> dict[str, str]:
-    """The system prompt assembled from the workspace."""
-    return {"prompt": memory.system_prompt()}
+def system_prompt(memory: MemoryDep, session_kind: SessionKindQuery = None) -> dict[str, str]:
+    """The system prompt assembled from the workspace (BOOTSTRAP.md while the ritual lasts)."""
+    return {"prompt": memory.system_prompt(session_kind=session_kind)}
 
 
 @router.get("/context", tags=["prompt"])
-def context_report(memory: MemoryDep) -> Any:
-    """Per-file status (OK/TRUNCATED/MISSING) and sizes of what the prompt carries."""
-    return jsonable_encoder(memory.context_report())
+def context_report(memory: MemoryDep, session_kind: SessionKindQuery = None) -> Any:
+    """Per-file status (OK/TRUNCATED/MISSING/SKIPPED/DISABLED/EXCLUDED), prompt.toml order
+    and sizes of what the prompt carries; recent daily notes; workspace, skills and tools."""
+    return jsonable_encoder(memory.context_report(session_kind=session_kind))
+
+
+@router.get("/prompt/files", tags=["prompt"])
+def prompt_files(memory: MemoryDep) -> dict[str, Any]:
+    """The files the prompt may carry, in order, with enabled and sort_order (prompt.toml)."""
+    return {"files": jsonable_encoder(memory.prompt_files())}
+
+
+@router.put("/prompt/files/{path:path}", tags=["prompt"])
+def set_prompt_file(memory: MemoryDep, path: str, body: PromptFileBody) -> Any:
+    """Switch a workspace file into or out of the prompt and/or move it (prompt.toml)."""
+    if body.enabled is None and body.sort_order is None:
+        raise InvalidInputError("send enabled and/or sort_order in the body")
+    return jsonable_encoder(
+        memory.set_prompt_file(path, enabled=body.enabled, sort_order=body.sort_order)
+    )
+
+
+@router.get("/ritual", tags=["prompt"])
+def ritual_status(memory: MemoryDep) -> dict[str, bool]:
+    """Whether the first-run ritual (this workspace's BOOTSTRAP.md) is under way."""
+    return {"active": memory.ritual_active}
+
+
+@router.post("/ritual/finish", tags=["prompt"])
+def finish_ritual(memory: MemoryDep) -> dict[str, bool]:
+    """End the first-run ritual: delete this workspace's BOOTSTRAP.md (``finished`` false:
+    there was none)."""
+    return {"finished": memory.finish_ritual()}
 
 
 @router.get("/index/status", tags=["index"])

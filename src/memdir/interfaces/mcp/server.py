@@ -7,6 +7,7 @@ come back as MCP tool errors (``isError``), never as a crash of the server.
 
 from __future__ import annotations
 
+import functools
 import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -19,7 +20,7 @@ from mcp.shared.exceptions import MCPError
 
 from memdir import __version__
 from memdir.errors import MemdirError, NotFoundError
-from memdir.tools import TOOLS, ToolError, call_tool
+from memdir.tools import TOOLS, ToolError, call_tool_result
 
 if TYPE_CHECKING:
     from memdir.memory import Memory
@@ -37,14 +38,27 @@ RESOURCE_FILES = (
     "TOOLS.md",
     "HEARTBEAT.md",
     "MEMORY.md",
+    "BOOTSTRAP.md",
 )
 URI_PREFIX = "memdir://workspace/"
 RESOURCE_NOT_FOUND = -32002
+SYSTEM_PROMPT = "system_prompt"
 INSTRUCTIONS = (
     "Persistent memory kept as Markdown. Search it (memory_search) before answering "
     "anything about the past; save durable facts with memory_save; cite hits as "
-    "path:start-end. The bootstrap files are resources under memdir://workspace/."
+    "path:start-end. The bootstrap files are resources under memdir://workspace/, and "
+    "the prompt 'system_prompt' assembles them (session_kind: private, group or shared). "
+    "If memdir://workspace/BOOTSTRAP.md exists, this is the first run: follow it, then "
+    "call memory_finish_ritual."
 )
+PROMPT_ARGUMENTS = [
+    types.PromptArgument(
+        name="session_kind",
+        description="private (default: you and your human), group or shared: the latter "
+        "two leave MEMORY.md, the facts and private details out.",
+        required=False,
+    )
+]
 
 
 def resource_uri(path: str) -> str:
@@ -58,6 +72,7 @@ def _tool_list() -> list[types.Tool]:
             name=tool.name,
             description=tool.description,
             input_schema=tool.input_schema(),
+            output_schema=tool.output_schema(),
             annotations=types.ToolAnnotations(
                 read_only_hint=tool.read_only,
                 destructive_hint=not tool.read_only,
@@ -75,9 +90,13 @@ def _agent_of(ctx: Any) -> str | None:
     return None if params is None else params.get("agent") or None
 
 
-def _text_result(text: str, is_error: bool = False) -> types.CallToolResult:
+def _text_result(
+    text: str, is_error: bool = False, data: dict[str, Any] | None = None
+) -> types.CallToolResult:
     return types.CallToolResult(
-        content=[types.TextContent(type="text", text=text)], is_error=is_error
+        content=[types.TextContent(type="text", text=text)],
+        structured_content=data,
+        is_error=is_error,
     )
 
 
@@ -95,8 +114,8 @@ def build_server(resolve: MemoryResolver, name: str = "memdir") -> Server[Any]:
     async def call(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
         try:
             memory = await memory_for(ctx)
-            text = await anyio.to_thread.run_sync(
-                call_tool, memory, params.name, params.arguments or {}
+            result = await anyio.to_thread.run_sync(
+                call_tool_result, memory, params.name, params.arguments or {}
             )
         except (ToolError, MemdirError) as exc:
             log.info("tool %s failed: %s", params.name, exc)
@@ -107,7 +126,37 @@ def build_server(resolve: MemoryResolver, name: str = "memdir") -> Server[Any]:
                 f"{params.name} failed with an internal error; see the memdir server log",
                 is_error=True,
             )
-        return _text_result(text)
+        return _text_result(result.text, data=result.data)
+
+    async def list_prompts(
+        ctx: Any, params: types.PaginatedRequestParams | None
+    ) -> types.ListPromptsResult:
+        prompt = types.Prompt(
+            name=SYSTEM_PROMPT,
+            description="The system prompt memdir assembles from the workspace: bootstrap "
+            "files, recent daily notes, learnings, facts and skills.",
+            arguments=PROMPT_ARGUMENTS,
+        )
+        return types.ListPromptsResult(prompts=[prompt])
+
+    async def get_prompt(ctx: Any, params: types.GetPromptRequestParams) -> types.GetPromptResult:
+        if params.name != SYSTEM_PROMPT:
+            raise MCPError(
+                types.INVALID_PARAMS, f"unknown prompt {params.name!r}; use {SYSTEM_PROMPT!r}"
+            )
+        kind = (params.arguments or {}).get("session_kind") or None
+        memory = await memory_for(ctx)
+        try:
+            text = await anyio.to_thread.run_sync(
+                functools.partial(memory.system_prompt, session_kind=kind)
+            )
+        except MemdirError as exc:
+            raise MCPError(types.INVALID_PARAMS, str(exc)) from exc
+        content = types.TextContent(type="text", text=text)
+        return types.GetPromptResult(
+            description=f"memdir system prompt ({kind or 'default'} session)",
+            messages=[types.PromptMessage(role="user", content=content)],
+        )
 
     async def list_resources(
         ctx: Any, params: types.PaginatedRequestParams | None
@@ -152,6 +201,8 @@ def build_server(resolve: MemoryResolver, name: str = "memdir") -> Server[Any]:
         on_call_tool=call,
         on_list_resources=list_resources,
         on_read_resource=read_resource,
+        on_list_prompts=list_prompts,
+        on_get_prompt=get_prompt,
     )
 
 

@@ -1,0 +1,95 @@
+"""Session kinds and what a non-private session leaves out of the prompt.
+
+memdir's default session is ``private``: an agent and its own human. In a ``group``
+session (several people in one conversation) or a ``shared`` one (a conversation
+others can read, such as a public channel) the prompt keeps what the agent needs to
+work and leaves out what is private to its human:
+
+- MEMORY.md (or memory.md), the curated long-term memory, and the high-salience facts;
+- every part of any injected file that its author marked private:
+
+  * a block between ``<!-- private -->`` and ``<!-- /private -->`` lines (an unclosed
+    block runs to the end of the file);
+  * a line carrying ``<!-- private -->`` after its text;
+  * a heading with ``(private)`` in it, with its section up to the next heading of the
+    same or a higher level.
+
+The context report says what was left out. Tools still reach the files: the prompt
+tells the agent not to quote private memory in such a session.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Literal, get_args
+
+from memdir.errors import InvalidInputError
+
+SessionKind = Literal["private", "group", "shared"]
+SESSION_KINDS: tuple[str, ...] = get_args(SessionKind)
+PRIVATE_ONLY_FILES = frozenset({"MEMORY.md", "memory.md"})
+
+_OPEN = re.compile(r"^\s*<!--\s*private\s*-->\s*$", re.IGNORECASE)
+_CLOSE = re.compile(r"^\s*<!--\s*/\s*private\s*-->\s*$", re.IGNORECASE)
+_INLINE = re.compile(r"<!--\s*private\s*-->", re.IGNORECASE)
+_HEADING = re.compile(r"^(#{1,6})\s")
+_PRIVATE_HEADING = re.compile(r"\(\s*private\s*\)", re.IGNORECASE)
+
+
+def check_session_kind(kind: str) -> SessionKind:
+    """``kind`` if it is a session kind, else an error naming the three."""
+    if kind not in SESSION_KINDS:
+        raise InvalidInputError(
+            f"unknown session kind {kind!r}; use private (you and your human), group "
+            "(several people) or shared (a conversation others can read)"
+        )
+    checked: SessionKind = kind  # type: ignore[assignment]  # checked just above
+    return checked
+
+
+def is_private(kind: str) -> bool:
+    return kind == "private"
+
+
+def redact_private(text: str) -> tuple[str, int]:
+    """``text`` without the parts marked private, and how many lines were left out."""
+    kept: list[str] = []
+    removed = 0
+    in_block = False
+    section_level: int | None = None
+    for line in text.split("\n"):
+        heading = _HEADING.match(line)
+        if section_level is not None and heading and len(heading.group(1)) <= section_level:
+            section_level = None
+        if in_block:
+            removed += 1
+            in_block = not _CLOSE.match(line)
+            continue
+        if _OPEN.match(line):
+            in_block, removed = True, removed + 1
+            continue
+        if heading and section_level is None and _PRIVATE_HEADING.search(line):
+            section_level = len(heading.group(1))
+        if section_level is not None or _INLINE.search(line):
+            removed += 1
+            continue
+        kept.append(line)
+    return "\n".join(kept), removed
+
+
+def render_session(kind: str, tool_names: tuple[str, ...] | list[str]) -> str:
+    """The prompt section for a non-private session ("" for a private one)."""
+    if is_private(kind):
+        return ""
+    who = (
+        "several people take part in this conversation"
+        if kind == "group"
+        else "this conversation can be read by others"
+    )
+    search = " or what memory_search finds" if "memory_search" in tool_names else ""
+    return (
+        f"# Session: {kind}\n"
+        f"This is a {kind} session: {who}. MEMORY.md, the saved facts and whatever your "
+        "human marked private are not loaded. Do not quote private memory (MEMORY.md, "
+        f"USER.md details, daily notes{search}) here unless your human asked you to."
+    )

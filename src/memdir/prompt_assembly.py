@@ -1,0 +1,122 @@
+"""Gathering what the system prompt is built from, for the ``Memory`` facade.
+
+Part of the composition root, like ``composition.py``: it reads the settings and the
+workspace and hands the prompt layer plain values (``PromptInputs``). The prompt
+files come in ``prompt.toml`` order (BOOTSTRAP.md only while the first-run ritual
+lasts), the recent daily notes newest first, the skills without the denied ones.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import platform
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from memdir import __version__
+from memdir.curate import learnings_for_prompt
+from memdir.errors import ConfigError
+from memdir.facts.render import render_fact_line
+from memdir.prompt import BootstrapEntry, PromptBudget, PromptInputs, check_session_kind
+from memdir.workspace import BOOTSTRAP_FILE, daily_note_name, is_denied
+
+if TYPE_CHECKING:
+    from memdir.memory import Memory
+
+BASE_PROMPT = (
+    "You are a personal AI agent with persistent memory kept as Markdown files in your "
+    "workspace. Your memory tools let you search, read and write those files."
+)
+
+
+def prompt_entries(memory: Memory) -> list[BootstrapEntry]:
+    """The prompt files of ``memory``'s workspace, loaded, in prompt order."""
+    workspace = memory.workspace
+    entries = []
+    for setting in workspace.prompt_files():
+        if setting.path == BOOTSTRAP_FILE and not workspace.ritual_active:
+            continue  # the ritual is over (or never was): nothing to report
+        loaded = workspace.load_prompt_file(setting.path)
+        entries.append(
+            BootstrapEntry(loaded.name, loaded.content, setting.enabled, setting.sort_order)
+        )
+    return entries
+
+
+def recent_notes(memory: Memory, today: dt.date, days: int) -> list[BootstrapEntry]:
+    """The daily notes of the last ``days`` days up to ``today``, newest first."""
+    notes = []
+    for back in range(days):
+        path = daily_note_name(today - dt.timedelta(days=back))
+        located = memory.workspace.root / path
+        text = located.read_text(encoding="utf-8", errors="replace") if located.is_file() else None
+        notes.append(BootstrapEntry(path, text))
+    return notes
+
+
+def skill_lines(memory: Memory, deny: Sequence[str]) -> list[str]:
+    """One prompt line per skill the deny list leaves: name, description, path."""
+    denied = frozenset(name.strip().lower() for name in deny)
+    return [
+        f"{skill.name}: {skill.description} ({skill.path})" if skill.description
+        else f"{skill.name} ({skill.path})"
+        for skill in memory.workspace.skills()
+        if not is_denied(skill, denied)
+    ]  # fmt: skip
+
+
+def fact_lines(memory: Memory) -> tuple[str, ...]:
+    """The high-salience facts, one line each, within the prompt's facts budget."""
+    budget = memory.settings.prompt.facts_budget_chars
+    return tuple(render_fact_line(f) for f in memory.facts.top_salient(budget_chars=budget))
+
+
+def assemble_prompt_inputs(
+    memory: Memory,
+    now: dt.datetime,
+    session_kind: str | None,
+    tool_names: Sequence[str],
+    facts: Sequence[str],
+) -> PromptInputs:
+    """Everything ``build_system_prompt`` needs for ``memory`` at ``now``."""
+    cfg = memory.settings.prompt
+    kind = check_session_kind(session_kind or cfg.session_kind)
+    return PromptInputs(
+        base_prompt=BASE_PROMPT,
+        bootstrap_files=prompt_entries(memory),
+        now=now,
+        timezone=str(now.tzinfo),
+        runtime={
+            "agent": memory.agent_id or "global",
+            "session": kind,
+            "home": str(memory.home),
+            "memdir": __version__,
+            "python": platform.python_version(),
+            "os": f"{platform.system()} {platform.release()}",
+            "embedder": memory.embedder.model if memory.embedder else "none (keyword-only)",
+        },
+        tool_names=tool_names,
+        daily_note_count=len(memory.workspace.list_daily_notes()),
+        memory_dir=str(memory.workspace.memory_dir),
+        learnings=learnings_for_prompt(memory.workspace, cfg.learnings_budget_chars),
+        facts=facts,
+        skills=skill_lines(memory, cfg.skills_deny),
+        budget=PromptBudget(per_file_chars=cfg.per_file_chars, total_chars=cfg.total_chars),
+        session_kind=kind,
+        recent_notes=recent_notes(memory, now.date(), cfg.recent_notes_days),
+        recent_notes_chars=cfg.recent_notes_chars,
+        workspace=str(memory.workspace.root),
+    )
+
+
+def prompt_timezone(name: str | None) -> Any:
+    """The zone of ``prompt.timezone`` (local when unset); ``ConfigError`` when unknown."""
+    if not name:
+        return dt.datetime.now().astimezone().tzinfo
+    try:
+        return ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError) as exc:
+        raise ConfigError(
+            f"unknown timezone {name!r} in prompt.timezone; use e.g. Europe/Paris"
+        ) from exc

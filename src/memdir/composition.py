@@ -31,22 +31,47 @@ log = logging.getLogger(__name__)
 _DEFAULT_KEY_ENV = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}
 
 
+_EMBEDDER_KEY_ENV = {
+    "openai": "OPENAI_API_KEY",
+    "gemini": "GEMINI_API_KEY",
+    "voyage": "VOYAGE_API_KEY",
+}
+
+
 def configured_embedder(settings: Settings) -> Embedder | None:
     """The embedder ``embeddings.*`` asks for (``None`` for keyword-only)."""
     cfg = settings.embeddings
     options: dict[str, object] = {}
-    if cfg.provider == "openai":
-        if not cfg.base_url or not cfg.model:
-            raise ConfigError(
-                "embeddings.provider = 'openai' needs embeddings.base_url and embeddings.model"
-            )
-        options.update(
-            model=cfg.model, base_url=cfg.base_url, batch_size=cfg.batch_size,
-            api_key=os.environ.get(cfg.api_key_env or "OPENAI_API_KEY"), timeout=cfg.timeout_s,
-        )  # fmt: skip
+    if cfg.provider in _EMBEDDER_KEY_ENV:
+        options.update(_remote_embedder_options(settings))
     elif cfg.provider == "local":
         options["batch_size"] = cfg.batch_size
     return create_embedder(cfg.provider, **options)
+
+
+def _remote_embedder_options(settings: Settings) -> dict[str, object]:
+    cfg = settings.embeddings
+    if cfg.provider == "openai" and (not cfg.base_url or not cfg.model):
+        raise ConfigError(
+            "embeddings.provider = 'openai' needs embeddings.base_url and embeddings.model"
+        )
+    key_env = cfg.api_key_env or _EMBEDDER_KEY_ENV[cfg.provider]
+    api_key = os.environ.get(key_env)
+    if cfg.provider != "openai" and not cfg.base_url and not api_key:
+        raise ConfigError(
+            f"embeddings.provider = {cfg.provider!r} needs an API key: set the {key_env} "
+            "environment variable (or name another one in embeddings.api_key_env)"
+        )
+    options: dict[str, object] = {
+        "batch_size": cfg.batch_size, "api_key": api_key, "timeout": cfg.timeout_s,
+    }  # fmt: skip
+    if cfg.base_url:
+        options["base_url"] = cfg.base_url
+    if cfg.model:
+        options["model"] = cfg.model
+    if cfg.dimensions:
+        options.update(dimensions=cfg.dimensions, send_dimensions=True)
+    return options
 
 
 def configured_chat_model(settings: Settings) -> ChatModel | None:

@@ -1,9 +1,11 @@
-"""A small OpenAI-compatible embeddings server on 127.0.0.1, run in a thread.
+"""A small embeddings server on 127.0.0.1, run in a thread, speaking three APIs.
 
-By default it answers ``POST /v1/embeddings`` with fixed 4-number vectors derived
-from each input (``vector_for``). A test may queue canned answers (status, raw
-body, headers, delay) that are served first, one per request. Every request is
-recorded with its path, headers and decoded JSON body.
+By default it answers with fixed 4-number vectors derived from each input
+(``vector_for``): ``POST /v1/embeddings`` as OpenAI and Voyage AI do (``data[i].embedding``),
+and ``POST /v1beta/models/<model>:batchEmbedContents`` as Google's Gemini API does
+(``embeddings[i].values``). A test may queue canned answers (status, raw body, headers,
+delay) that are served first, one per request. Every request is recorded with its path,
+headers and decoded JSON body.
 """
 
 from __future__ import annotations
@@ -20,6 +22,14 @@ from typing import Any
 def vector_for(text: str) -> list[float]:
     """The fixed, not normalised, vector the server returns for ``text``."""
     return [float(len(text)), 1.0, 0.0, 2.0 if "cat" in text else -2.0]
+
+
+def _gemini_answer(body: Any) -> Canned:
+    requests = body.get("requests") if isinstance(body, dict) else None
+    if not isinstance(requests, list):
+        return Canned(status=400, body={"error": {"code": 400, "message": "no requests"}})
+    texts = [request["content"]["parts"][0]["text"] for request in requests]
+    return Canned(body={"embeddings": [{"values": vector_for(text)} for text in texts]})
 
 
 @dataclass(frozen=True)
@@ -50,8 +60,12 @@ class EmbeddingsServer:
 
     @property
     def base_url(self) -> str:
+        return f"{self.root_url}/v1"
+
+    @property
+    def root_url(self) -> str:
         host, port = self._httpd.server_address[:2]
-        return f"http://{host!s}:{port}/v1"
+        return f"http://{host!s}:{port}"
 
     def queue(self, *answers: Canned) -> None:
         self.canned.extend(answers)
@@ -73,6 +87,8 @@ class EmbeddingsServer:
             self.received.append(Received(path, headers, body))
             if self.canned:
                 return self.canned.popleft()
+        if path.startswith("/v1beta/models/") and path.endswith(":batchEmbedContents"):
+            return _gemini_answer(body)
         if path != "/v1/embeddings" or not isinstance(body, dict):
             return Canned(status=404, body={"error": {"message": f"no route {path}"}})
         data = [

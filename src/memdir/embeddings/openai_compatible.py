@@ -1,250 +1,42 @@
 """Embeddings from any OpenAI-compatible HTTP endpoint: OpenAI, Ollama, LM Studio, vLLM.
 
 ``POST {base_url}/embeddings`` with ``{"model": ..., "input": [...]}``; the answer's
-``data[i].embedding`` lists become L2-normalised float32 rows. 429 answers, 5xx
-answers and transport failures are retried with exponential backoff (a numeric
-``Retry-After`` wins); every other failure is an ``EmbeddingError`` naming the URL.
-The API key is a parameter: the caller reads it from the environment or config.
+``data[i].embedding`` lists become L2-normalised float32 rows. Batching, retries and
+checks are ``RemoteEmbedder``'s. The API key is a parameter: the caller reads it from
+the environment or config.
 """
 
 from __future__ import annotations
 
-import json
-import logging
-import threading
-import time
-from collections.abc import Sequence
 from typing import Any
 
-import httpx
-import numpy as np
+from memdir.embeddings.remote import DEFAULT_BATCH_SIZE, InputKind, RemoteEmbedder, data_rows
 
-from memdir.embeddings.base import Vectors
-from memdir.errors import ConfigError, EmbeddingError, InvalidInputError
-
-logger = logging.getLogger(__name__)
-
-DEFAULT_BATCH_SIZE = 256
-_RETRY_AFTER_CAP = 60.0
-_DIMENSION_PROBE = "dimension probe"
+__all__ = ["DEFAULT_BATCH_SIZE", "OpenAIEmbedder"]
 
 
-class OpenAIEmbedder:
+class OpenAIEmbedder(RemoteEmbedder):
     """An embedder behind an OpenAI-compatible ``/embeddings`` endpoint.
 
-    ``dimensions`` may be given; otherwise the first answer tells it (reading the
-    attribute before any call sends one short probe request). Either way every
-    answer is checked against it. ``send_dimensions`` also asks the server for
-    that size (OpenAI's text-embedding-3 models can shorten their vectors).
-    Nothing touches the network until the first call.
+    ``send_dimensions`` asks the server for ``dimensions`` (OpenAI's text-embedding-3
+    models can shorten their vectors).
     """
 
     provider = "openai"
-
-    def __init__(
-        self,
-        *,
-        base_url: str,
-        model: str,
-        api_key: str | None = None,
-        dimensions: int | None = None,
-        send_dimensions: bool = False,
-        batch_size: int = DEFAULT_BATCH_SIZE,
-        timeout: float = 30.0,
-        max_retries: int = 3,
-        backoff: float = 0.5,
-    ) -> None:
-        if not base_url.startswith(("http://", "https://")):
-            raise ConfigError(
-                f"base_url={base_url!r} is not an http(s) URL; "
-                "use e.g. 'http://localhost:11434/v1' for Ollama"
-            )
-        if not model.strip():
-            raise ConfigError("model is empty; name the embedding model the server serves")
-        _check_positive(dimensions=dimensions, batch_size=batch_size, timeout=timeout)
-        if send_dimensions and dimensions is None:
-            raise ConfigError("send_dimensions=True needs dimensions; set both or neither")
-        if max_retries < 0 or backoff < 0:
-            raise ConfigError(f"max_retries={max_retries!r} and backoff={backoff!r} must be >= 0")
-        self.base_url = base_url.rstrip("/")
-        self.url = f"{self.base_url}/embeddings"
-        self.model = model
-        self.send_dimensions = send_dimensions
-        self.batch_size = batch_size
-        self.timeout = timeout
-        self.max_retries = max_retries
-        self.backoff = backoff
-        self._api_key = api_key
-        self._dimensions = dimensions
-        self._client: httpx.Client | None = None
-        self._lock = threading.Lock()
+    API_HINT = "check that base_url points at an OpenAI-compatible API (it usually ends in '/v1')"
 
     @property
-    def dimensions(self) -> int:
-        if self._dimensions is None:
-            self.embed_documents([_DIMENSION_PROBE])
-        assert self._dimensions is not None  # set by the first answer
-        return self._dimensions
+    def url(self) -> str:
+        return f"{self.base_url}/embeddings"
 
-    @dimensions.setter
-    def dimensions(self, value: int) -> None:
-        _check_positive(dimensions=value)
-        self._dimensions = value
-
-    def embed_documents(self, texts: Sequence[str]) -> Vectors:
-        _check_texts(texts)
-        if not texts:
-            return np.zeros((0, self.dimensions), dtype=np.float32)
-        batches = [
-            self._embed_batch(list(texts[start : start + self.batch_size]))
-            for start in range(0, len(texts), self.batch_size)
-        ]
-        return np.concatenate(batches)
-
-    def embed_query(self, text: str) -> Vectors:
-        vector: Vectors = self.embed_documents([text])[0]
-        return vector
-
-    def close(self) -> None:
-        """Close the HTTP connection pool; a later call opens a new one."""
-        with self._lock:
-            if self._client is not None:
-                self._client.close()
-                self._client = None
-
-    def __enter__(self) -> OpenAIEmbedder:
-        return self
-
-    def __exit__(self, *exc_info: object) -> None:
-        self.close()
-
-    def _embed_batch(self, batch: list[str]) -> Vectors:
+    def _request(self, batch: list[str], kind: InputKind) -> tuple[str, dict[str, Any]]:
         payload: dict[str, Any] = {"model": self.model, "input": batch}
         if self.send_dimensions:
             payload["dimensions"] = self._dimensions
-        vectors = self._parse(self._post(payload), len(batch))
-        if self._dimensions is None:
-            self._dimensions = vectors.shape[1]
-            logger.info("%s serves %d-dimensional vectors", self.url, vectors.shape[1])
-        elif vectors.shape[1] != self._dimensions:
-            raise EmbeddingError(
-                f"the embeddings endpoint {self.url} returned {vectors.shape[1]}-dimensional "
-                f"vectors for model {self.model!r}, expected {self._dimensions}; fix the "
-                "dimensions setting (or run `memdir index rebuild` after changing models)"
-            )
-        norms = np.linalg.norm(vectors, axis=1, keepdims=True)
-        np.divide(vectors, norms, out=vectors, where=norms > 0)
-        return vectors
+        return self.url, payload
 
-    def _post(self, payload: dict[str, Any]) -> httpx.Response:
-        """Send one request, retrying 429, 5xx and transport failures."""
-        client = self._http_client()
-        failure = ""
-        for attempt in range(self.max_retries + 1):
-            delay = self.backoff * 2**attempt
-            try:
-                response = client.post(self.url, json=payload)
-            except httpx.TimeoutException:
-                failure = f"no answer within {self.timeout} s"
-            except httpx.TransportError as exc:
-                failure = f"cannot connect ({exc}); is the server running?"
-            else:
-                if response.is_success:
-                    return response
-                failure = f"HTTP {response.status_code}: {_error_detail(response)}"
-                if response.status_code != 429 and response.status_code < 500:
-                    raise EmbeddingError(
-                        f"the embeddings endpoint {self.url} refused the request for model "
-                        f"{self.model!r} with {failure}{_hint(response.status_code)}"
-                    )
-                delay = _retry_after(response, delay)
-            if attempt < self.max_retries:
-                logger.warning(
-                    "%s failed (%s); retry %d in %.2f s", self.url, failure, attempt + 1, delay
-                )
-                time.sleep(delay)
-        raise EmbeddingError(
-            f"the embeddings endpoint {self.url} failed {self.max_retries + 1} times "
-            f"for model {self.model!r}; last: {failure}"
-        )
+    def _auth_headers(self) -> dict[str, str]:
+        return {"Authorization": f"Bearer {self._api_key}"}
 
-    def _parse(self, response: httpx.Response, count: int) -> Vectors:
-        try:
-            body = response.json()
-        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-            what = f"JSON that does not parse ({exc}): {response.text[:120]!r}"
-            raise self._malformed(what) from exc
-        data = body.get("data") if isinstance(body, dict) else None
-        if not isinstance(data, list) or len(data) != count:
-            found = f"{len(data)} items" if isinstance(data, list) else "no 'data' list"
-            raise self._malformed(f"{found} for {count} inputs")
-        if not all(isinstance(item, dict) and "embedding" in item for item in data):
-            raise self._malformed("a 'data' item without an 'embedding'")
-        if all(isinstance(item.get("index"), int) for item in data):
-            data = sorted(data, key=lambda item: item["index"])
-        try:
-            vectors = np.array([item["embedding"] for item in data], dtype=np.float32)
-        except (TypeError, ValueError) as exc:
-            what = f"embeddings that are not equal-length number lists ({exc})"
-            raise self._malformed(what) from exc
-        if vectors.ndim != 2 or vectors.shape[1] == 0 or not np.isfinite(vectors).all():
-            raise self._malformed("empty or non-finite embeddings")
-        return vectors
-
-    def _malformed(self, what: str) -> EmbeddingError:
-        return EmbeddingError(
-            f"the embeddings endpoint {self.url} returned {what}; check that base_url "
-            "points at an OpenAI-compatible API (it usually ends in '/v1')"
-        )
-
-    def _http_client(self) -> httpx.Client:
-        with self._lock:
-            if self._client is None:
-                headers = {"User-Agent": "memdir"}
-                if self._api_key:
-                    headers["Authorization"] = f"Bearer {self._api_key}"
-                self._client = httpx.Client(headers=headers, timeout=self.timeout)
-            return self._client
-
-
-def _retry_after(response: httpx.Response, default: float) -> float:
-    value = response.headers.get("Retry-After", "")
-    try:
-        return min(max(float(value), 0.0), _RETRY_AFTER_CAP)
-    except ValueError:
-        return default
-
-
-def _error_detail(response: httpx.Response) -> str:
-    """The server's own error message when it sent one, else the start of the body."""
-    try:
-        body = response.json()
-    except (json.JSONDecodeError, UnicodeDecodeError):
-        return repr(response.text[:200])
-    error = body.get("error") if isinstance(body, dict) else None
-    if isinstance(error, dict) and isinstance(error.get("message"), str):
-        return repr(error["message"])
-    if isinstance(error, str):
-        return repr(error)
-    return repr(response.text[:200])
-
-
-def _hint(status: int) -> str:
-    if status in (401, 403):
-        return "; check the API key"
-    if status == 404:
-        return "; check base_url and that the server has this model"
-    return ""
-
-
-def _check_positive(**values: float | None) -> None:
-    for name, value in values.items():
-        if value is not None and value <= 0:
-            raise ConfigError(f"{name}={value!r} must be positive")
-
-
-def _check_texts(texts: Sequence[str]) -> None:
-    if isinstance(texts, str) or not all(isinstance(text, str) for text in texts):
-        raise InvalidInputError(
-            f"embed_documents takes a list of str; got {type(texts).__name__} {str(texts)[:60]!r}"
-        )
+    def _rows(self, body: Any, count: int) -> list[Any]:
+        return data_rows(body, count)

@@ -2,6 +2,8 @@
 
     create_embedder("local")                             all-MiniLM-L6-v2, on this machine
     create_embedder("openai", base_url=..., model=...)   any OpenAI-compatible endpoint
+    create_embedder("gemini", api_key=...)                Google's Gemini API
+    create_embedder("voyage", api_key=...)                Voyage AI
     create_embedder("hash", dimensions=64)               the deterministic test double
     create_embedder("none")                              None: keyword-only search
 
@@ -24,8 +26,10 @@ from importlib import metadata
 from typing import Any
 
 from memdir.embeddings.base import Embedder, HashEmbedder
+from memdir.embeddings.gemini import GeminiEmbedder
 from memdir.embeddings.local import LocalEmbedder
 from memdir.embeddings.openai_compatible import OpenAIEmbedder
+from memdir.embeddings.voyage import VoyageEmbedder
 from memdir.errors import ConfigError, EmbeddingError, InvalidInputError
 
 logger = logging.getLogger(__name__)
@@ -44,6 +48,8 @@ def _create_none() -> None:
 _BUILTIN: dict[str, EmbedderFactory] = {
     "local": LocalEmbedder,
     "openai": OpenAIEmbedder,
+    "gemini": GeminiEmbedder,
+    "voyage": VoyageEmbedder,
     "hash": HashEmbedder,
     "none": _create_none,
 }

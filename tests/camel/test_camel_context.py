@@ -12,6 +12,7 @@ from memdir.camel import (
     ContextRecord,
     ContextWeights,
     MemoryRecord,
+    RandomContextCreator,
     RecencyContextCreator,
     ScoreBasedContextCreator,
 )
@@ -168,3 +169,60 @@ def test_packing_never_exceeds_the_limit(sizes: list[int], scores: list[float], 
         assert messages[0] == SYSTEM.message
         stamps = [int(m.content.rsplit(" ", 1)[1]) for m in messages[1:]]
         assert stamps == sorted(stamps)
+
+
+def task_rec(n: int, task: str | None) -> MemoryRecord:
+    return MemoryRecord.create(
+        f"record {n} of {task or 'no task'} " + "word " * 10,
+        "user",
+        task_id=task,
+        timestamp=T0 + timedelta(minutes=n),
+    )
+
+
+def test_a_task_partitions_the_records() -> None:
+    records = [ctx(SYSTEM), ctx(task_rec(1, "billing")), ctx(task_rec(2, "hiring")),
+               ctx(task_rec(3, None))]  # fmt: skip
+    for creator in (
+        ScoreBasedContextCreator(10_000, task_id="billing"),
+        RecencyContextCreator(10_000, task_id="billing"),
+        RandomContextCreator(10_000, task_id="billing", seed=1),
+    ):
+        messages, _ = creator.create_context(records)
+        kept = [m.content.split(" of ")[1].split()[0] for m in messages[1:]]
+        assert kept == ["billing", "no"], type(creator).__name__  # hiring is another task
+    everything, _ = ScoreBasedContextCreator(10_000).create_context(records)
+    assert len(everything) == 4
+
+
+def test_the_task_weight_prefers_the_tasks_own_records() -> None:
+    own, shared = ctx(task_rec(1, "billing")), ctx(task_rec(2, None))
+    limit = estimate_messages_tokens([own.record.message])
+    by_task = ScoreBasedContextCreator(limit, ContextWeights(1, 0, 0, 0, task=5), task_id="billing")
+    assert by_task.create_context([own, shared])[0] == [own.record.message]
+    by_recency = ScoreBasedContextCreator(limit, ContextWeights(1, 0, 0, 0), task_id="billing")
+    assert by_recency.create_context([own, shared])[0] == [shared.record.message]
+    assert by_task.score([own, shared])[own.record.uuid] == 5.0  # oldest: recency 0, task 5
+
+
+def test_random_packing_is_repeatable_fits_and_keeps_order() -> None:
+    records = [ctx(SYSTEM)] + [ctx(rec(n)) for n in range(12)]
+    limit = estimate_messages_tokens([SYSTEM.message]) + 4 * estimate_message_tokens(
+        records[1].record.message
+    )
+    first, tokens = RandomContextCreator(limit, seed=7).create_context(records)
+    again, _ = RandomContextCreator(limit, seed=7).create_context(records)
+    other, _ = RandomContextCreator(limit, seed=8).create_context(records)
+    assert first == again
+    assert first != other
+    assert tokens <= limit
+    assert first[0] == SYSTEM.message
+    numbers = [int(m.content.split()[2]) for m in first[1:]]
+    assert numbers == sorted(numbers)
+    assert len(numbers) == 4
+    assert numbers != list(range(8, 12))  # not simply the newest
+
+
+def test_a_blank_task_id_is_refused() -> None:
+    with pytest.raises(InvalidInputError, match="task_id"):
+        RandomContextCreator(100, task_id=" ")

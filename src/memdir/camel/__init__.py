@@ -3,8 +3,9 @@
 A CAMEL-style object API over memdir: ``MemoryRecord`` and ``ContextRecord``
 values; a ``ChatHistoryBlock`` (bounded, importance-aware eviction, persisted to a
 session transcript) and a ``VectorDBBlock`` (records as daily-note lines, found
-with memdir's hybrid search); ``ScoreBasedContextCreator`` and
-``RecencyContextCreator`` that pack records under a token limit; the agent
+with memdir's hybrid search); ``ScoreBasedContextCreator``,
+``RecencyContextCreator`` and ``RandomContextCreator`` that pack records under a token
+limit (optionally within one task); the agent
 memories ``ChatHistoryMemory``, ``VectorDBMemory`` and ``LongtermAgentMemory``;
 and ``MemoryToolkit`` (remember / recall / forget as function tools). It is built
 on the ``Memory`` facade only, so whatever it writes is ordinary memdir memory.
@@ -15,6 +16,7 @@ from __future__ import annotations
 from memdir.camel.context import (
     ContextCreator,
     ContextWeights,
+    RandomContextCreator,
     RecencyContextCreator,
     ScoreBasedContextCreator,
 )
@@ -41,6 +43,7 @@ __all__ = [
     "LongtermAgentMemory",
     "MemoryRecord",
     "MemoryToolkit",
+    "RandomContextCreator",
     "RecencyContextCreator",
     "ScoreBasedContextCreator",
     "SessionArgs",

@@ -1,17 +1,22 @@
 """Context creators: turn scored records into the messages a model gets, under a token limit.
 
-``ScoreBasedContextCreator`` scores every record on four signals, each in [0, 1]:
+``ScoreBasedContextCreator`` scores every record on five signals, each in [0, 1]:
 
 * recency: the record's rank by timestamp among the candidates (newest 1, oldest 0);
 * similarity: the block's score (search score or chat-history decay) over the best one;
 * importance: the record's importance over 10;
 * frequency: how often this creator returned the record before, ``n / (n + 1)``;
+* task: 1 for a record of the creator's task, 0 otherwise (0 for all without a task);
 
 sums them with ``ContextWeights``, then packs greedily, best first, skipping a
 record that does not fit and trying the next. ``RecencyContextCreator`` keeps the
 newest records that fit and stops at the first that does not (no gaps).
+``RandomContextCreator`` packs the records in a random order (seeded, so a run can be
+repeated): a baseline that tells whether a scoring helps at all.
 
-Both keep every system record (first, whatever the scores; a system prompt over the
+Every creator may be given a ``task_id``: records of another task are partitioned
+out before anything is scored (records without a task are shared by all tasks).
+All keep every system record (first, whatever the scores; a system prompt over the
 limit is an error), keep an assistant tool call and its tool results together or
 drop them together (a tool result whose call is absent is dropped), and return the
 chosen messages in chronological order with the token count
@@ -21,6 +26,7 @@ chosen messages in chronological order with the token count
 from __future__ import annotations
 
 import logging
+import random
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -52,9 +58,10 @@ class ContextWeights:
     similarity: float = 0.4
     importance: float = 0.2
     frequency: float = 0.1
+    task: float = 0.0  # a boost for records of the creator's task over shared ones
 
     def __post_init__(self) -> None:
-        values = (self.recency, self.similarity, self.importance, self.frequency)
+        values = (self.recency, self.similarity, self.importance, self.frequency, self.task)
         if any(v < 0 for v in values) or not any(values):
             raise InvalidInputError(
                 f"context weights {values!r} must be >= 0 and not all zero; "
@@ -76,18 +83,28 @@ class _Unit:
 
 
 class _PackingCreator:
-    """What both creators share: validation, system records, units, output order."""
+    """What the creators share: validation, the task partition, system records, units,
+    output order."""
 
-    def __init__(self, token_limit: int) -> None:
+    def __init__(self, token_limit: int, *, task_id: str | None = None) -> None:
         if isinstance(token_limit, bool) or not isinstance(token_limit, int) or token_limit < 1:
             raise InvalidInputError(f"token_limit must be a positive integer, got {token_limit!r}")
+        if task_id is not None and (not isinstance(task_id, str) or not task_id.strip()):
+            raise InvalidInputError(f"task_id must be a non-empty string or None, got {task_id!r}")
         self.token_limit = token_limit
+        self.task_id = task_id
+
+    def in_task(self, records: Sequence[ContextRecord]) -> list[ContextRecord]:
+        """``records`` without those of another task (shared records stay)."""
+        if self.task_id is None:
+            return list(records)
+        return [c for c in records if c.record.task_id in (None, self.task_id)]
 
     def _prepare(
         self, records: Sequence[ContextRecord]
     ) -> tuple[list[tuple[int, ContextRecord]], list[_Unit], int]:
         """System records, packable units and the tokens left for the units."""
-        ordered = chronological(dedupe_by_uuid(records))
+        ordered = chronological(dedupe_by_uuid(self.in_task(records)))
         system = [(i, c) for i, c in enumerate(ordered) if c.record.role == "system"]
         used = REPLY_PRIMER_TOKENS + sum(
             estimate_message_tokens(c.record.message) for _, c in system
@@ -110,10 +127,17 @@ class _PackingCreator:
 
 
 class ScoreBasedContextCreator(_PackingCreator):
-    """Greedy packing by a weighted score of recency, similarity, importance and frequency."""
+    """Greedy packing by a weighted score of recency, similarity, importance, frequency
+    and task."""
 
-    def __init__(self, token_limit: int, weights: ContextWeights | None = None) -> None:
-        super().__init__(token_limit)
+    def __init__(
+        self,
+        token_limit: int,
+        weights: ContextWeights | None = None,
+        *,
+        task_id: str | None = None,
+    ) -> None:
+        super().__init__(token_limit, task_id=task_id)
         self.weights = weights or ContextWeights()
         self._returned: Counter[str] = Counter()
 
@@ -123,18 +147,20 @@ class ScoreBasedContextCreator(_PackingCreator):
 
     def score(self, records: Sequence[ContextRecord]) -> dict[str, float]:
         """The score of each record (by uuid), as used for packing."""
-        ordered = chronological(dedupe_by_uuid(records))
+        ordered = chronological(dedupe_by_uuid(self.in_task(records)))
         best = max((max(c.score, 0.0) for c in ordered), default=0.0)
         last = max(len(ordered) - 1, 1)
         w = self.weights
         scores: dict[str, float] = {}
         for rank, context in enumerate(ordered):
             seen = self._returned[context.record.uuid]
+            same_task = self.task_id is not None and context.record.task_id == self.task_id
             scores[context.record.uuid] = (
                 w.recency * (rank / last if len(ordered) > 1 else 1.0)
                 + w.similarity * (max(context.score, 0.0) / best if best > 0 else 0.0)
                 + w.importance * context.record.importance / 10
                 + w.frequency * seen / (seen + 1)
+                + w.task * (1.0 if same_task else 0.0)
             )
         return scores
 
@@ -164,6 +190,31 @@ class RecencyContextCreator(_PackingCreator):
                 break
             chosen.append(unit)
             room -= unit.tokens
+        return self._render(system, chosen)
+
+
+class RandomContextCreator(_PackingCreator):
+    """The records that fit, taken in a random order: a baseline for the scoring creators.
+
+    ``seed`` makes the order repeatable (each ``create_context`` call draws anew from
+    the creator's generator); ``None`` seeds from the operating system.
+    """
+
+    def __init__(
+        self, token_limit: int, *, seed: int | None = None, task_id: str | None = None
+    ) -> None:
+        super().__init__(token_limit, task_id=task_id)
+        self.seed = seed
+        self._random = random.Random(seed)
+
+    def create_context(self, records: Sequence[ContextRecord]) -> tuple[list[Message], int]:
+        system, units, room = self._prepare(records)
+        self._random.shuffle(units)
+        chosen: list[_Unit] = []
+        for unit in units:
+            if unit.tokens <= room:
+                chosen.append(unit)
+                room -= unit.tokens
         return self._render(system, chosen)
 
 

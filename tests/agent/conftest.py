@@ -21,6 +21,8 @@ def memory(home: Path) -> Iterator[Memory]:
 
 @pytest.fixture
 def bare_memory(home: Path) -> Iterator[Memory]:
-    """An unseeded home: a short system prompt, for tests with a tiny context window."""
-    with Memory.open(home, embedder=HashEmbedder(), chat_model=None) as opened:
+    """An unseeded home: a short system prompt, for tests with a tiny context window
+    (without the recent daily notes, which grow as the chat saves facts)."""
+    no_notes = {"prompt": {"recent_notes_days": 0}}
+    with Memory.open(home, embedder=HashEmbedder(), chat_model=None, overrides=no_notes) as opened:
         yield opened

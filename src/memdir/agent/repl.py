@@ -111,25 +111,32 @@ def _dispatch(agent: ChatAgent, command: Command, display: Display) -> bool:
 
 
 def show_context(agent: ChatAgent, display: Display) -> None:
-    """The ``/context`` table: per-file status and size, then the totals."""
-    report = agent.memory.context_report()
+    """The ``/context`` table: per-file status, order and size, the recent notes, then the
+    totals, what the session kind left out, and the counts of skills and tools."""
+    report = agent.memory.context_report(session_kind=agent.session_kind)
     rows = [
         (
             f.name,
             str(f.status),
+            "" if f.sort_order is None else str(f.sort_order),
             f"{f.raw_chars:,}",
             f"{f.injected_chars:,}",
             f"{f.injected_tokens:,}",
         )
-        for f in report.files
+        for f in (*report.files, *report.recent_notes)
     ]
-    rows.append(("total", "", f"{report.raw_chars:,}", f"{report.injected_chars:,}",
+    rows.append(("total", "", "", f"{report.raw_chars:,}", f"{report.injected_chars:,}",
                  f"{report.injected_tokens:,}"))  # fmt: skip
-    columns = ("file", "status", "raw chars", "injected chars", "injected tokens")
+    columns = ("file", "status", "order", "raw chars", "injected chars", "injected tokens")
     display.show_table("context", columns, rows)
+    if report.left_out:
+        display.show_notice(
+            f"left out of this {report.session_kind} session: {', '.join(report.left_out)}"
+        )
     status = agent.status()
     display.show_notice(
-        f"system prompt ~{report.prompt_tokens:,} tokens; conversation window "
+        f"system prompt ~{report.prompt_tokens:,} tokens ({report.skills} skills, "
+        f"{report.tools} tools, workspace {report.workspace}); conversation window "
         f"{status.tokens:,} / {status.window:,} tokens ({status.level})"
     )
 

@@ -63,7 +63,10 @@ def test_gemini_errors_name_the_url_and_the_servers_message(endpoint: Embeddings
     assert "API key not valid" in str(caught.value)
     assert ":batchEmbedContents" in str(caught.value)
     endpoint.queue(Canned(body={"embeddings": [{"value": [1, 2]}]}))
-    with gemini(endpoint) as embedder, pytest.raises(EmbeddingError, match="without 'values'"):
+    with (
+        gemini(endpoint) as embedder,
+        pytest.raises(EmbeddingError, match="an item of 'embeddings' without 'values'"),
+    ):
         embedder.embed_query("hello")
 
 

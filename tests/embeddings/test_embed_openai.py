@@ -155,7 +155,7 @@ def test_client_errors_are_not_retried(
         (b"{not json", "JSON that does not parse"),
         (b"[1, 2]", "no 'data' list"),
         (b'{"data": []}', "0 items for 1 inputs"),
-        (b'{"data": [{"index": 0}]}', "without an 'embedding'"),
+        (b'{"data": [{"index": 0}]}', "without 'embedding'"),
         (b'{"data": [{"embedding": ["a", "b"]}]}', "not equal-length number lists"),
         (b'{"data": [{"embedding": []}]}', "empty or non-finite"),
     ],

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from memdir.embeddings.remote import InputKind, RemoteEmbedder
+from memdir.embeddings.remote import InputKind, RemoteEmbedder, vector_rows
 
 DEFAULT_BASE_URL = "https://generativelanguage.googleapis.com/v1beta"
 DEFAULT_MODEL = "gemini-embedding-001"
@@ -54,10 +54,4 @@ class GeminiEmbedder(RemoteEmbedder):
         return {"x-goog-api-key": str(self._api_key)}
 
     def _rows(self, body: Any, count: int) -> list[Any]:
-        found = body.get("embeddings") if isinstance(body, dict) else None
-        if not isinstance(found, list) or len(found) != count:
-            what = f"{len(found)} items" if isinstance(found, list) else "no 'embeddings' list"
-            raise ValueError(f"{what} for {count} inputs")
-        if not all(isinstance(item, dict) and "values" in item for item in found):
-            raise ValueError("an 'embeddings' item without 'values'")
-        return [item["values"] for item in found]
+        return vector_rows(body, count, items="embeddings", field="values")

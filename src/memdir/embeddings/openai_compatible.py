@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from memdir.embeddings.remote import DEFAULT_BATCH_SIZE, InputKind, RemoteEmbedder, data_rows
+from memdir.embeddings.remote import DEFAULT_BATCH_SIZE, InputKind, RemoteEmbedder, vector_rows
 
 __all__ = ["DEFAULT_BATCH_SIZE", "OpenAIEmbedder"]
 
@@ -39,4 +39,4 @@ class OpenAIEmbedder(RemoteEmbedder):
         return {"Authorization": f"Bearer {self._api_key}"}
 
     def _rows(self, body: Any, count: int) -> list[Any]:
-        return data_rows(body, count)
+        return vector_rows(body, count)

@@ -282,14 +282,18 @@ def _check_texts(texts: Sequence[str]) -> None:
         )
 
 
-def data_rows(body: Any, count: int) -> list[Any]:
-    """The vectors of an OpenAI-style answer: ``data[i].embedding``, put in ``index`` order."""
-    data = body.get("data") if isinstance(body, dict) else None
-    if not isinstance(data, list) or len(data) != count:
-        found = f"{len(data)} items" if isinstance(data, list) else "no 'data' list"
-        raise ValueError(f"{found} for {count} inputs")
-    if not all(isinstance(item, dict) and "embedding" in item for item in data):
-        raise ValueError("a 'data' item without an 'embedding'")
-    if all(isinstance(item.get("index"), int) for item in data):
-        data = sorted(data, key=lambda item: item["index"])
-    return [item["embedding"] for item in data]
+def vector_rows(body: Any, count: int, items: str = "data", field: str = "embedding") -> list[Any]:
+    """The ``count`` vectors of an answer ``{items: [{field: [...]}, ...]}``, in input order.
+
+    OpenAI and Voyage answer ``data[i].embedding`` (sorted by ``index`` when every item
+    has one), Gemini ``embeddings[i].values``. A ``ValueError`` says what is off.
+    """
+    found = body.get(items) if isinstance(body, dict) else None
+    if not isinstance(found, list) or len(found) != count:
+        what = f"{len(found)} items" if isinstance(found, list) else f"no {items!r} list"
+        raise ValueError(f"{what} for {count} inputs")
+    if not all(isinstance(item, dict) and field in item for item in found):
+        raise ValueError(f"an item of {items!r} without {field!r}")
+    if all(isinstance(item.get("index"), int) for item in found):
+        found = sorted(found, key=lambda item: item["index"])
+    return [item[field] for item in found]

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from memdir.embeddings.remote import InputKind, RemoteEmbedder, data_rows
+from memdir.embeddings.remote import InputKind, RemoteEmbedder, vector_rows
 
 DEFAULT_BASE_URL = "https://api.voyageai.com/v1"
 DEFAULT_MODEL = "voyage-3.5"
@@ -39,4 +39,4 @@ class VoyageEmbedder(RemoteEmbedder):
         return {"Authorization": f"Bearer {self._api_key}"}
 
     def _rows(self, body: Any, count: int) -> list[Any]:
-        return data_rows(body, count)
+        return vector_rows(body, count)

@@ -136,6 +136,19 @@ def test_serve_runs_the_heartbeat_only_when_switched_on(
     no_model.close()
 
 
+def test_an_agent_runs_only_a_checklist_of_its_own(home: Path) -> None:
+    seeded(home)
+    model = ScriptedChatModel(backup_brain)
+    with Memory.open(home, "coder", embedder=HashEmbedder(), chat_model=None) as coder:
+        coder.init()
+        coder.finish_ritual()
+        assert "of its own" in str(run_heartbeat(coder, model).skipped_reason)
+        coder.write_file("HEARTBEAT.md", "- Check the nightly build of the coder.\n")
+        run = run_heartbeat(coder, model)
+    assert (run.agent, run.ran) == ("coder", True)
+    assert len(model.calls) == 1
+
+
 def test_a_quiet_heartbeat_writes_nothing(home: Path) -> None:
     root = seeded(home, "- Tell me if the disk is over 90% full.\n")
     with Memory.open(home, embedder=HashEmbedder(), chat_model=None) as memory:

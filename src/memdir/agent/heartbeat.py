@@ -3,8 +3,9 @@
 OpenClaw and OpenLegion wake their agents on a schedule to look after things no one
 asked about. ``run_heartbeat(memory, model)`` does one such run for one workspace:
 
-1. It skips, with a reason, when the workspace has no HEARTBEAT.md, when the file's
-   checklist is empty (the bullets under a ``Checklist`` heading, or every bullet when
+1. It skips, with a reason, when the workspace has no HEARTBEAT.md of its own (an
+   agent does not run the global checklist again: the global workspace runs it), when
+   the file's checklist is empty (the bullets under a ``Checklist`` heading, or every bullet when
    there is no such heading; ``(for example: ...)`` placeholders do not count), or
    while the first-run ritual lasts (nobody is there to answer it). A skipped run
    calls no model.
@@ -96,6 +97,8 @@ def run_heartbeat(memory: Memory, model: ChatModel, *, now: datetime | None = No
     """Run HEARTBEAT.md's checklist once for ``memory``'s workspace (module docstring)."""
     agent = memory.agent_id or "global"
     moment = now or datetime.now().astimezone()
+    if memory.agent_id is not None and not (memory.workspace.root / HEARTBEAT_FILE).is_file():
+        return _skip(agent, "no HEARTBEAT.md of its own (the global one runs once, globally)")
     try:
         text = memory.read_file(HEARTBEAT_FILE)
     except NotFoundError:

@@ -14,7 +14,7 @@ from agent_support import tool_call
 from test_chat_cli import chat_app
 from typer.testing import CliRunner
 
-from memdir.agent import SCRIPT_ENV
+from memdir.agent import SCRIPT_ENV, ChatAgent
 from memdir.agent.heartbeat import HEARTBEAT_OK, checklist, run_heartbeat
 from memdir.config import CurateSettings
 from memdir.context import Session
@@ -188,3 +188,13 @@ def test_extraction_thresholds_come_from_the_settings(home: Path) -> None:
     assert code == 0, out
     result = json.loads(out)
     assert (result["ran"], result["facts_saved"]) == (True, 1)
+
+
+def test_a_python_chat_agent_takes_its_policies_from_the_settings(home: Path) -> None:
+    settings = {"curate": {"extract_min_messages": "2"}, "context": {"summary_max_tokens": "99"}}
+    with Memory.open(home, embedder=HashEmbedder(), chat_model=None, overrides=settings) as memory:
+        agent = ChatAgent(memory, ScriptedChatModel(["Noted."]))
+        assert agent.policy.summary_max_tokens == 99
+        agent.send("Remember that the staging database is called heron.")
+        (result,) = agent.close()
+    assert (result.ran, result.facts_saved) == (True, 1)  # 2 messages were enough

@@ -22,6 +22,7 @@ from collections.abc import Callable
 from concurrent.futures import Future, wait
 from typing import TYPE_CHECKING
 
+from memdir import composition
 from memdir.agent.flush import make_flush
 from memdir.agent.ritual import BootstrapRitual
 from memdir.agent.toolbox import ToolRun, chat_tool_specs, run_tool_call
@@ -84,7 +85,7 @@ class ChatAgent:
             memory.settings.curate.auto_extract if auto_extract is None else auto_extract
         )
         self.max_tool_rounds = max(1, max_tool_rounds)
-        policy = policy or ContextPolicy()
+        policy = policy or composition.context_policy(memory.settings)
         if policy.max_input_tokens is None:  # the window of the model that holds the talk
             policy = dataclasses.replace(policy, max_input_tokens=model.context_window)
         self.policy = policy
@@ -94,7 +95,7 @@ class ChatAgent:
         self._runner = ExtractionRunner(
             model=memory.chat_model,
             save_fact=self._save_fact,
-            policy=extraction_policy or ExtractionPolicy(),
+            policy=extraction_policy or composition.extraction_policy(memory.settings),
         )
         self._pending: list[Future[ExtractionResult]] = []
         self._scheduled: tuple[str, int, str | None] | None = None

@@ -95,7 +95,8 @@ class MemorySearchArgs(_Args):
     scope: Scope = Field(
         "agent",
         description="agent: your workspace and the global one; global: only the global "
-        "workspace; all: every agent (if the server allows it).",
+        "workspace; all: every agent (if the server allows it; their newest notes are "
+        "indexed first).",
     )
 
 

@@ -27,7 +27,7 @@ MOST_UNITS_PER_NOTE = 80  # a generated note has about 45 units
 
 def test_bulk_hash_vectors_equal_the_hash_embedder() -> None:
     texts = [
-        embedding_text(u.heading_path, u.text)
+        embedding_text(u.kind, u.heading_path, u.text)
         for n in range(3)
         for u in units_of("global", *note_file(n), ChunkingOptions())
     ]

@@ -108,8 +108,11 @@ def test_heading_alone_is_a_chunk_not_a_block() -> None:
 
 
 def test_embedding_text_and_token_estimate() -> None:
-    assert embedding_text(("A", "B"), "body") == "A > B\n\nbody"
-    assert embedding_text((), "body") == "body"
+    assert embedding_text("chunk", ("A", "B"), "body") == "A > B\n\nbody"
+    assert embedding_text("chunk", (), "body") == "body"
+    assert embedding_text("block", ("A", "B"), "body") == "body"
+    assert embedding_text("block", ("A",), "- [x] done\n  2. two") == "done\ntwo"
+    assert embedding_text("chunk", ("A",), "* one\n- two") == "A\n\none\ntwo"
     assert estimate_tokens("abcde") == 2
     assert estimate_tokens("") == 0
 

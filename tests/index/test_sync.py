@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sqlite3
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -110,7 +111,7 @@ def test_unchanged_text_is_never_re_embedded(tmp_path: Path, root: Path) -> None
         assert changed.changed == 1
         assert changed.cache_hits > 0
         assert all(text not in embedded_once for text in new_texts)
-        assert "Memory\n\n- likes long walks" in new_texts
+        assert "likes long walks" in new_texts  # a block: its words, no heading, no marker
 
         # rebuild keeps the cache: nothing is embedded again
         before = len(embedder.texts)
@@ -232,3 +233,45 @@ def test_sources_are_independent(tmp_path: Path, root: Path) -> None:
         assert store.count_files(["global"]) == 2
         sync_files(store, None, [], sources=["agent:bot"])
         assert store.count_files(["agent:bot"]) == 0
+
+
+MARKED = (
+    "# 2026-11-20\n\n"
+    "- Staging is staging-db-2 <!-- memdir:fact id=f-abcdefghij cat=fact imp=5 "
+    "at=2026-11-20T10:00:00Z -->\n"
+    "- lunch at noon <!-- a comment of the author -->\n"
+)
+
+
+def test_units_hold_the_text_people_see_not_memdir_markers(tmp_path: Path, root: Path) -> None:
+    (root / "memory" / "2026-11-20.md").write_text(MARKED)
+    embedder = CountingEmbedder()
+    with SqliteStore.open(tmp_path / "i.db") as store:
+        _sync(store, embedder, root)
+        assert store.keyword_search('"memdir"', ["global"], "block", 10) == []
+        assert store.keyword_search('"abcdefghij"', ["global"], "chunk", 10) == []
+        found = store.keyword_search('"staging"', ["global"], "block", 10)
+        unit = store.get_units([found[0].unit_id])[found[0].unit_id]
+    assert (unit.start_line, unit.end_line, unit.text) == (3, 3, "- Staging is staging-db-2")
+    assert "Staging is staging-db-2" in embedder.texts
+    assert not any("memdir:" in text for text in embedder.texts)
+    assert any("<!-- a comment of the author -->" in text for text in embedder.texts)
+
+
+def test_an_index_of_an_older_memdir_is_re_chunked_once(tmp_path: Path, root: Path) -> None:
+    """m002: units written with markers and heading-prefixed block vectors are rewritten."""
+    (root / "memory" / "2026-11-20.md").write_text(MARKED)
+    db = tmp_path / "i.db"
+    with SqliteStore.open(db) as store:
+        _sync(store, CountingEmbedder(), root)
+    conn = sqlite3.connect(db)
+    with conn:  # what an older memdir left: the marker in the text, m002 not applied
+        conn.execute("UPDATE units SET text = text || ' <!-- memdir:fact id=f-abcdefghij -->'")
+        conn.execute("DELETE FROM migrations WHERE name = 'm002_reindex_units'")
+    conn.close()
+    embedder = CountingEmbedder()
+    with SqliteStore.open(db) as store:
+        report = _sync(store, embedder, root)
+        assert report.changed == 3
+        assert store.keyword_search('"memdir"', ["global"], "chunk", 10) == []
+        assert _sync(store, embedder, root).unchanged == 3

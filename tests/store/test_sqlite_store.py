@@ -43,7 +43,7 @@ def test_open_creates_schema_and_reports_backend(tmp_path: Path) -> None:
         assert stats.extra["tokenizer"] == "porter"
     conn = sqlite3.connect(tmp_path / "index.db")
     names = [row[0] for row in conn.execute("SELECT name FROM migrations")]
-    assert names == ["m001_initial"]
+    assert names == ["m001_initial", "m002_reindex_units"]
     assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     conn.close()
 

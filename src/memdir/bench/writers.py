@@ -143,7 +143,9 @@ class _Batches:
         if not self.files:
             return 0
         started = time.perf_counter()
-        texts = [embedding_text(u.heading_path, u.text) for _, units in self.files for u in units]
+        texts = [
+            embedding_text(u.kind, u.heading_path, u.text) for _, units in self.files for u in units
+        ]
         vectors = self.embedder.embed_documents(texts)
         writes, at = [], 0
         for stamp, units in self.files:

@@ -9,20 +9,25 @@ full. Blocks are one span per markdown block (headings, rules and front matter
 are not blocks); a block over ``chunk_tokens`` is split on line boundaries.
 
 Every span knows its 1-based inclusive line range and its heading path; its
-text is exactly the lines of that range joined by ``\\n``.
+text is the lines of that range joined by ``\\n``, without memdir's own markers
+(``memdir.workspace.markup``): what a person sees in a Markdown viewer.
 """
 
 from __future__ import annotations
 
 import hashlib
+import re
 from dataclasses import dataclass
 from itertools import accumulate
 
 from memdir.errors import InvalidInputError
 from memdir.index.markdown import Block, scan_blocks, split_lines
 from memdir.store.base import UnitKind
+from memdir.workspace.markup import strip_markers
 
 _NOT_BLOCKS = frozenset({"heading", "rule", "front_matter"})
+_LIST_MARKER = re.compile(r"^[ \t]*(?:[-*+]|\d{1,9}[.)])[ \t]+(?:\[[ xX]\][ \t]+)?", re.MULTILINE)
+"""A list item's marker (and task box): Markdown syntax, not words to embed."""
 
 
 @dataclass(frozen=True)
@@ -58,16 +63,25 @@ def estimate_tokens(text: str) -> int:
     return -(-len(text) // 4)
 
 
-def embedding_text(heading_path: tuple[str, ...], text: str) -> str:
-    """What gets embedded: ``"heading > path\\n\\ntext"`` (just the text without headings)."""
-    if not heading_path:
-        return text
-    return " > ".join(heading_path) + "\n\n" + text
+def embedding_text(kind: UnitKind, heading_path: tuple[str, ...], text: str) -> str:
+    """What gets embedded: the span's words without list syntax; a chunk's heading path
+    first (``"heading > path\\n\\ntext"``), a block alone.
+
+    A block's vector says what its lines say, so its cosine to a query is evidence that
+    compares across queries (``memdir.search.calibration``): headings such as a note's
+    date, or ``- `` before every line, would weigh as much as a short line's words. A
+    block's context still counts: it inherits from the chunks around it, and full-text
+    search reads the heading path.
+    """
+    content = _LIST_MARKER.sub("", text)
+    if kind == "block" or not heading_path:
+        return content
+    return " > ".join(heading_path) + "\n\n" + content
 
 
-def text_sha256(heading_path: tuple[str, ...], text: str) -> str:
+def text_sha256(kind: UnitKind, heading_path: tuple[str, ...], text: str) -> str:
     """The cache key of a span: sha256 of its embedding text."""
-    return hashlib.sha256(embedding_text(heading_path, text).encode("utf-8")).hexdigest()
+    return hashlib.sha256(embedding_text(kind, heading_path, text).encode("utf-8")).hexdigest()
 
 
 class _Document:
@@ -176,7 +190,7 @@ def _pack_chunks(
 def chunk_markdown(text: str, options: ChunkingOptions | None = None) -> list[Span]:
     """All chunk spans, then all block spans, of one markdown document."""
     opts = options or ChunkingOptions()
-    doc = _Document(split_lines(text))
+    doc = _Document([strip_markers(line) for line in split_lines(text)])
     blocks = scan_blocks(doc.lines)
     headings = _line_headings(blocks, len(doc.lines))
     atoms = [piece for block in blocks for piece in _split_block(doc, block, opts)]

@@ -144,7 +144,7 @@ def units_of(source: str, path: str, text: str, options: ChunkingOptions) -> lis
             end_line=span.end_line,
             text=span.text,
             heading_path=span.heading_path,
-            sha256=text_sha256(span.heading_path, span.text),
+            sha256=text_sha256(span.kind, span.heading_path, span.text),
         )
         for span in chunk_markdown(text, options)
     ]
@@ -212,7 +212,7 @@ class _Writer:
 
 
 def _embedding_input(unit: Unit) -> str:
-    return embedding_text(unit.heading_path, unit.text)
+    return embedding_text(unit.kind, unit.heading_path, unit.text)
 
 
 def _check_shape(vectors: object, count: int, identity: EmbedderIdentity) -> None:

@@ -89,8 +89,16 @@ def m001_initial(conn: sqlite3.Connection) -> None:
         conn.execute(statement)
 
 
+def m002_reindex_units(conn: sqlite3.Connection) -> None:
+    """Re-chunk every file at the next sync: unit texts lost memdir's markers and vectors
+    their headings and list syntax (``memdir.index.chunking``). Clearing the stamps makes
+    the sync read each file again; unchanged texts still come from the embedding cache."""
+    conn.execute("UPDATE files SET sha256 = '', size = -1")
+
+
 MIGRATIONS: list[Migration] = [
     ("m001_initial", m001_initial),
+    ("m002_reindex_units", m002_reindex_units),
 ]
 
 

@@ -80,8 +80,15 @@ _M001 = [
     """,
 ]
 
+_M002 = [
+    # Re-chunk every file at the next sync: unit texts lost memdir's markers and vectors
+    # their headings and list syntax (memdir.index.chunking); the embedding cache stays.
+    "UPDATE files SET sha256 = '', size = -1",
+]
+
 MIGRATIONS: list[tuple[str, list[str]]] = [
     ("m001_initial", _M001),
+    ("m002_reindex_units", _M002),
 ]
 
 

@@ -74,7 +74,7 @@ class IndexSettings(_Section):
 
 class SearchSettings(_Section):
     max_results: int = Field(6, ge=1, le=100)
-    min_score: float = Field(0.0, ge=0.0)
+    min_score: float = Field(0.1, ge=0.0, le=1.0)
     fusion: Literal["relative", "rrf", "weighted"] = "relative"
     vector_weight: float = Field(0.35, ge=0.0, le=1.0)
     text_weight: float = Field(0.65, ge=0.0, le=1.0)
@@ -83,6 +83,23 @@ class SearchSettings(_Section):
     mmr_lambda: float = Field(0.7, ge=0.0, le=1.0)
     attribution_demote: float = Field(0.5, ge=0.0, le=1.0)
     cross_agent: bool = False
+    calibration_cosine_weight: float | None = Field(None, ge=0.0, le=1.0)
+    calibration_midpoint: float | None = None
+    calibration_slope: float | None = Field(None, gt=0.0)
+
+    @model_validator(mode="after")
+    def _calibration_whole(self) -> SearchSettings:
+        given = [
+            self.calibration_cosine_weight is not None,
+            self.calibration_midpoint is not None,
+            self.calibration_slope is not None,
+        ]
+        if any(given) and not all(given):
+            raise ValueError(
+                "set all three of search.calibration_cosine_weight, calibration_midpoint and "
+                "calibration_slope (`memdir bench calibrate` prints them), or none"
+            )
+        return self
 
 
 class PromptSettings(_Section):

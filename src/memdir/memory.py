@@ -19,7 +19,7 @@ from types import TracebackType
 from typing import Any, Literal, TypeVar
 
 from memdir import composition, prompt_assembly
-from memdir.config import LoadedSettings, Settings, load_settings
+from memdir.config import LoadedSettings, SearchSettings, Settings, load_settings
 from memdir.context import Session, SessionInfo, list_sessions
 from memdir.curate import (
     ConsolidationResult,
@@ -56,6 +56,7 @@ from memdir.prompt import (
     build_system_prompt,
 )
 from memdir.search import SearchOptions, SearchResults, search
+from memdir.search.calibration import Calibration
 from memdir.store import SqliteStore
 from memdir.store.base import IndexStats
 from memdir.store.facts_protocol import FactStore
@@ -490,6 +491,7 @@ class Memory:
             recency_half_life_days=cfg.recency_half_life_days,
             mmr_lambda=cfg.mmr_lambda if cfg.mmr else None,
             attribution_demote=cfg.attribution_demote,
+            calibration=_configured_calibration(cfg),
         )
         sources = self._sources(scope)
         return self._recovering(
@@ -598,6 +600,17 @@ def is_corruption(error: StoreError) -> bool:
         return False
     text = str(cause).lower()
     return "locked" not in text and "busy" not in text
+
+
+def _configured_calibration(cfg: SearchSettings) -> Calibration | None:
+    """``search.calibration_*`` when set; None lets search pick by embedder."""
+    if cfg.calibration_cosine_weight is None:
+        return None
+    return Calibration(
+        cosine_weight=cfg.calibration_cosine_weight,
+        midpoint=cfg.calibration_midpoint or 0.0,
+        slope=cfg.calibration_slope or 1.0,
+    )
 
 
 def _valid_agent(name: str) -> bool:

@@ -90,7 +90,11 @@ class MemorySearchArgs(_Args):
     query: str = Field(min_length=1, max_length=2000, description="What to look for.")
     max_results: int = Field(6, ge=1, le=50, description="How many hits to return.")
     min_score: float | None = Field(
-        None, ge=0.0, le=2.0, description="Drop hits scoring below this (default: configured)."
+        None,
+        ge=0.0,
+        le=2.0,
+        description="Drop hits scoring below this confidence (default: configured, 0.1); "
+        "0 shows weak matches too.",
     )
     scope: Scope = Field(
         "agent",
@@ -198,9 +202,10 @@ def fence_data(lines: Sequence[str]) -> list[str]:
 
 def render_search(query: str, results: SearchResults) -> str:
     if not results.hits:
-        notice = f" {results.notice}" if results.notice else ""
-        return f"No memory matched {query!r}.{notice}"
-    head = f"{len(results.hits)} result(s) for {query!r} (cite as path:start-end):"
+        hint = " Pass min_score=0 to see the weak matches." if results.below_floor else ""
+        return f"{results.notice[:1].upper()}{results.notice[1:]}.{hint}"
+    sure = "" if results.confidence is None else f"confidence {results.confidence:.2f}; "
+    head = f"{len(results.hits)} result(s) for {query!r} ({sure}cite as path:start-end):"
     lines: list[str] = []
     for rank, hit in enumerate(results.hits, start=1):
         parts = ", ".join(
@@ -405,7 +410,10 @@ TOOLS: tuple[ToolSpec[Any], ...] = (
         "Search your long-term memory (MEMORY.md, daily notes, session notes, learnings) by "
         "meaning and keywords. Use it BEFORE answering anything about past conversations, "
         "decisions, people, preferences, dates or earlier work. Each hit is cited as "
-        "path:start-end with a score; read more around a hit with memory_get.",
+        "path:start-end with a score; read more around a hit with memory_get. The top hit's "
+        "score is the confidence (0-1) that memory holds something relevant; when nothing "
+        "reaches min_score (default 0.1) the answer says nothing relevant was found: then "
+        "say you checked memory and found nothing rather than guess.",
         MemorySearchArgs,
         _search,
     ),

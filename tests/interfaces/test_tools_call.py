@@ -50,7 +50,7 @@ def test_search_cites_path_and_lines_with_a_score(memory: Memory) -> None:
 
 def test_search_without_hits_says_so(memory: Memory) -> None:
     text = call_tool(memory, "memory_search", {"query": "zebra quantum"})
-    assert text.startswith("No memory matched 'zebra quantum'")
+    assert text.startswith("No memory files indexed yet: write daily notes")
 
 
 @needs_facts

@@ -122,14 +122,16 @@ def test_empty_index_notice(make_index: Index, embedder: HashEmbedder) -> None:
 def test_no_match_notice_counts_files(notes_store: SqliteStore) -> None:
     results = run(notes_store, None, "xylophone")
     assert list(results) == []
-    assert results.notice == "no matches among 3 files for 'xylophone'"
+    assert results.notice == "nothing matched 'xylophone' in 3 files"
+    assert not results.below_floor
 
 
 def test_min_score_filters_and_explains(notes_store: SqliteStore, embedder: HashEmbedder) -> None:
     assert run(notes_store, embedder, "tea coffee")
     results = run(notes_store, embedder, "tea coffee", min_score=1.5)
     assert len(results) == 0
-    assert "min_score 1.5" in results.notice
+    assert results.notice == "nothing scored above min_score 1.5 in 3 files for 'tea coffee'"
+    assert results.below_floor
 
 
 def test_sources_scope(notes_store: SqliteStore, embedder: HashEmbedder) -> None:

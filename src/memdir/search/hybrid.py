@@ -27,6 +27,7 @@ from memdir.embeddings.base import Embedder
 from memdir.errors import InvalidInputError
 from memdir.machine import worker_pool
 from memdir.search.attribution import apply_attribution
+from memdir.search.calibration import choose_calibration
 from memdir.search.fusion import (
     fuse_reciprocal_rank,
     fuse_relative,
@@ -39,7 +40,7 @@ from memdir.search.mmr import select_diverse
 from memdir.search.neighbours import find_neighbours, neighbour_guesses
 from memdir.search.query import build_match_expression
 from memdir.search.recency import recency_multiplier
-from memdir.search.results import SearchHit, SearchOptions, SearchResults
+from memdir.search.results import Evidence, SearchHit, SearchOptions, SearchResults
 from memdir.search.snippets import Candidate, merge_spans, neighbour_relevance, score_blocks
 from memdir.store.base import IndexStore, ScoredId, Unit, UnitKind
 
@@ -84,9 +85,16 @@ def search(
     )
     words = store.keyword_search_kinds(expression, sources, KINDS, limit) if expression else {}
     block_words, chunk_words = words.get("block", []), words.get("chunk", [])
+    ideal = store.keyword_ideal(expression) if expression else None
     # While the worker embeds, fetch the keyword candidates and their likely neighbours.
     units = store.get_units(prefetch_ids(block_words, chunk_words)) if pending else {}
     vector, nearest = pending.result() if pending is not None else (None, {})
+    evidence = measure_evidence(block_words, nearest.get("block", []), ideal, vector is not None)
+    calibration = options.calibration or choose_calibration(
+        embedder.provider if embedder else None, embedder.model if embedder else None,
+        ideal is not None,
+    )  # fmt: skip
+    confidence = calibration.confidence(evidence.cosine, evidence.keyword) if calibration else None
     blocks = Signals(block_words, nearest.get("block", []))
     chunks = Signals(chunk_words, nearest.get("chunk", []))
     block_scores, block_parts = fuse_signals(blocks, options)
@@ -104,15 +112,50 @@ def search(
     candidates = score_blocks(block_scores, chunk_scores, units, options.chunk_share, near)
     apply_attribution(text, candidates, options.attribution_demote)
     apply_recency(candidates, block_parts, options, now or datetime.now(UTC))
+    apply_confidence(candidates, confidence)
     ranked = sorted(
-        (c for c in candidates if c.relevance >= options.min_score),
+        (c for c in candidates if c.score >= options.min_score),
         key=lambda c: (-c.relevance, c.unit.path, c.unit.start_line),
     )
     if options.mmr_lambda is not None:
         ranked = diversify(store, ranked, options.mmr_lambda, options.max_results * 3)
     hits = tuple(to_hit(c) for c in merge_spans(ranked, options.max_results, options.absorb_ratio))
-    notice = "" if hits else explain_empty(store, sources, query, options, bool(candidates))
-    return SearchResults(hits=hits, notice=notice)
+    below_floor = not hits and bool(candidates)
+    notice = "" if hits else explain_empty(store, sources, query, options, below_floor, confidence)
+    return SearchResults(
+        hits=hits, notice=notice, confidence=confidence, evidence=evidence, below_floor=below_floor
+    )
+
+
+def measure_evidence(
+    block_words: list[ScoredId],
+    block_vectors: list[ScoredId],
+    ideal: float | None,
+    embedded: bool,
+) -> Evidence:
+    """The query's best absolute evidence (``memdir.search.calibration``): the top block
+    cosine (None without a query vector) and the top block's share of the ideal keyword
+    score (None when the store has no ideal to measure it against)."""
+    cosine = max((item.score for item in block_vectors), default=0.0) if embedded else None
+    keyword = None
+    if ideal is not None:
+        best = max((item.score for item in block_words), default=0.0)
+        keyword = min(1.0, best / ideal) if ideal > 0.0 else 0.0
+    return Evidence(cosine=cosine, keyword=keyword)
+
+
+def apply_confidence(candidates: list[Candidate], confidence: float | None) -> None:
+    """Score each candidate: the confidence times its relevance relative to the best one
+    (or, uncalibrated, its relevance as it is)."""
+    top = max((c.relevance for c in candidates), default=0.0)
+    for candidate in candidates:
+        if confidence is None:
+            candidate.score = candidate.relevance
+            continue
+        share = candidate.relevance / top if top > 0.0 else 0.0
+        candidate.score = confidence * share
+        candidate.breakdown["confidence"] = confidence
+        candidate.breakdown["share"] = share
 
 
 def fetch_missing(
@@ -295,7 +338,7 @@ def to_hit(candidate: Candidate) -> SearchHit:
         start_line=candidate.start_line,
         end_line=candidate.end_line,
         text=candidate.text,
-        score=round(candidate.relevance, 6),
+        score=round(candidate.score, 6),
         breakdown={k: round(v, 6) for k, v in candidate.breakdown.items()},
     )
 
@@ -305,9 +348,10 @@ def explain_empty(
     sources: Sequence[str],
     query: str,
     options: SearchOptions,
-    had_candidates: bool,
+    below_floor: bool,
+    confidence: float | None,
 ) -> str:
-    """Say why nothing came back, and what to do next."""
+    """Say why nothing came back: an empty memory, nothing above the floor, or no match."""
     files = store.count_files(sources)
     if files == 0:
         return (
@@ -315,9 +359,12 @@ def explain_empty(
             "or save facts; files written outside memdir appear after `memdir index sync`"
         )
     shown = query if len(query) <= 60 else query[:57] + "..."
-    if had_candidates and options.min_score > 0.0:
+    searched = f"{files} file{'s' if files != 1 else ''}"
+    if below_floor and confidence is not None:
         return (
-            f"no matches above min_score {options.min_score} among {files} files "
-            f"for {shown!r}; lower min_score to see weaker matches"
+            f"nothing relevant found for {shown!r} in {searched}: the best match scores "
+            f"{confidence:.2f}, below min_score {options.min_score:g}"
         )
-    return f"no matches among {files} files for {shown!r}"
+    if below_floor:
+        return f"nothing scored above min_score {options.min_score:g} in {searched} for {shown!r}"
+    return f"nothing matched {shown!r} in {searched}"

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from memdir.errors import InvalidInputError
+from memdir.search.calibration import Calibration
 
 FusionMode = Literal["relative", "rrf", "weighted"]
 
@@ -53,6 +54,7 @@ class SearchOptions:
     feedback: float = 0.6
     candidates: int = 40
     max_terms: int = 24
+    calibration: Calibration | None = None
 
     def __post_init__(self) -> None:
         checks: list[tuple[str, object, bool]] = [
@@ -118,11 +120,33 @@ class SearchHit:
 
 
 @dataclass(frozen=True)
+class Evidence:
+    """A query's best absolute evidence (``memdir.search.calibration``): the top block
+    cosine and the top block's share of the ideal keyword score; None where unmeasured."""
+
+    cosine: float | None = None
+    keyword: float | None = None
+
+
+@dataclass(frozen=True)
 class SearchResults:
-    """Ranked hits; ``notice`` explains an empty result (empty string otherwise)."""
+    """Ranked hits; ``notice`` explains an empty result (empty string otherwise).
+
+    ``confidence`` is the calibrated confidence that memory holds something relevant
+    (the top hit's score), None when scores are relative (an uncalibrated embedder);
+    ``below_floor`` says that ``min_score`` hid every match (a lower one shows them).
+    """
 
     hits: tuple[SearchHit, ...] = ()
     notice: str = ""
+    confidence: float | None = None
+    evidence: Evidence = field(default_factory=Evidence)
+    below_floor: bool = False  # nothing returned, but weaker matches exist below min_score
+
+    @property
+    def calibrated(self) -> bool:
+        """Whether scores are calibrated confidences (comparable across queries)."""
+        return self.confidence is not None
 
     def __iter__(self) -> Iterator[SearchHit]:
         return iter(self.hits)

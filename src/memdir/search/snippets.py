@@ -35,6 +35,7 @@ class Candidate:
     unit: Unit
     relevance: float
     breakdown: dict[str, float] = field(default_factory=dict)
+    score: float = 0.0  # what the hit reports: set by search once relevance is final
     start_line: int = 0
     end_line: int = 0
     _lines: dict[int, str] | None = field(default=None, repr=False)

@@ -99,6 +99,11 @@ class IndexStore(Protocol):
         """
         ...
 
+    def keyword_ideal(self, match_expression: str) -> float | None:
+        """The keyword score of a unit of average length holding each phrase once (the
+        sum of their idf), or None when the store's scores have no such measure."""
+        ...
+
     def vector_search(
         self, query: npt.NDArray[np.float32], sources: Sequence[str], kind: UnitKind, limit: int
     ) -> list[ScoredId]:

@@ -276,11 +276,7 @@ class KeywordIndex:
         all_docs: list[npt.NDArray[np.int32]] = []
         all_weights: list[npt.NDArray[np.float64]] = []
         for term in terms:
-            parts = [segment.postings(term) for segment in self.segments]
-            docs, counts = parts[0] if len(parts) == 1 else _joined(parts)
-            if self._dead:
-                live = self.kinds[docs] >= 0
-                docs, counts = docs[live], counts[live]
+            docs, counts = self._live_postings(term)
             if len(docs) == 0:
                 continue
             idf = fts5_idf(len(docs), self.rows)
@@ -289,6 +285,23 @@ class KeywordIndex:
             all_docs.append(docs)
             all_weights.append(idf * ((freq * (K1 + 1.0)) / (freq + norm)))
         return all_docs, all_weights
+
+    def _live_postings(self, term: int) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.int32]]:
+        """The live units holding ``term`` and its count in each."""
+        parts = [segment.postings(term) for segment in self.segments]
+        if not parts:
+            return np.zeros(0, dtype=np.int32), np.zeros(0, dtype=np.int32)
+        docs, counts = parts[0] if len(parts) == 1 else _joined(parts)
+        if self._dead:
+            live = self.kinds[docs] >= 0
+            docs, counts = docs[live], counts[live]
+        return docs, counts
+
+    def ideal(self, terms: Sequence[int]) -> float:
+        """The score of a unit of average length holding each term once: the sum of the
+        terms' idf (FTS5's, over every unit). A query's keyword scores divided by this
+        compare across queries (``memdir.search.calibration``)."""
+        return sum(fts5_idf(len(self._live_postings(term)[0]), self.rows) for term in terms)
 
 
 def _joined(

@@ -40,7 +40,14 @@ from memdir.store.connect import (
     is_locked,
     retry_locked,
 )
-from memdir.store.fts import TermStats, every_phrase, ranked_units
+from memdir.store.fts import (
+    TermStats,
+    every_phrase,
+    fts5_idf,
+    phrase_frequencies,
+    ranked_units,
+    refresh_stats,
+)
 from memdir.store.keywords import KeywordIndex
 from memdir.store.migrations import (
     TOKENIZERS,
@@ -464,6 +471,29 @@ class SqliteStore:
             finally:
                 conn.execute("COMMIT")
         return ranked_units(conn, self._term_stats, expression, sources, kinds, limit)
+
+    def keyword_ideal(self, match_expression: str) -> float | None:
+        """What :meth:`keyword_search_kinds` would score a unit of average length holding
+        each phrase once: the sum of the phrases' idf. Scores divided by it compare across
+        queries. None for expressions other than an OR of quoted phrases."""
+        phrases = every_phrase(match_expression)
+        if phrases is None:
+            return None
+        with self._lock, self._translated() as db:
+            return retry_locked(lambda: self._ideal(db.conn, match_expression, phrases), db.errors)
+
+    def _ideal(self, conn: sqlite3.Connection, expression: str, phrases: list[str]) -> float:
+        terms = self._query_terms(conn, expression)
+        if terms is not None:
+            conn.execute("BEGIN")
+            try:
+                if self._keywords.refresh(conn):
+                    return self._keywords.ideal(terms)
+            finally:
+                conn.execute("COMMIT")
+        refresh_stats(conn, self._term_stats)
+        found = phrase_frequencies(conn, self._term_stats, phrases)
+        return sum(fts5_idf(found[p], self._term_stats.rows) for p in phrases)
 
     def _query_terms(self, conn: sqlite3.Connection, expression: str) -> list[int] | None:
         """The term hash of each phrase of an ``"a" OR "b"`` expression, in order; None

@@ -21,18 +21,58 @@ def locomo(
     budgets: Annotated[str, typer.Option(help="Token budgets, comma-separated.")] = "256,1024",
     k: Annotated[int, typer.Option(help="Hits asked of the retriever.")] = 20,
     retriever: Annotated[str, typer.Option(help="memdir, fts5-turn or fts5-chunk.")] = "memdir",
+    abstention: Annotated[
+        bool,
+        typer.Option(
+            "--abstention",
+            help="Also ask each conversation's memory the next conversation's questions "
+            "(unanswerable) and report how well the top score tells them apart (AUROC, "
+            "null_empty, answerable_empty), with the default settings.",
+        ),
+    ] = False,
 ) -> None:
     """Budgeted evidence recall on LoCoMo conversations written as daily notes."""
-    from memdir.bench.locomo import run_locomo
-
     sizes = tuple(int(b) for b in budgets.split(","))
+    if abstention and retriever != "memdir":
+        raise typer.BadParameter("--abstention measures memdir's own search; drop --retriever")
     with progress_bar("locomo") as bar:
 
         def progress(done: int, total: int) -> None:
             if bar is not None:
                 bar(done, total, "conversations")
 
-        result = run_locomo(data, budgets=sizes, k=k, retriever=retriever, progress=progress)
+        if abstention:
+            from memdir.bench.trust import run_trust
+
+            result = run_trust(data, k=k, budgets=sizes, progress=progress)
+        else:
+            from memdir.bench.locomo import run_locomo
+
+            result = run_locomo(data, budgets=sizes, k=k, retriever=retriever, progress=progress)
+    typer.echo(json.dumps(result, indent=1))
+
+
+@app.command("calibrate")
+def calibrate(
+    data: Annotated[
+        Path, typer.Option(help="LoCoMo JSON file (e.g. ../shared/bench/locomo-dev.json).")
+    ],
+) -> None:
+    """Fit the score calibration of the configured embedder on LoCoMo questions.
+
+    Prints the constants for each evidence mix (hybrid, vector only, keyword only) and,
+    for each min_score, the shares of unanswerable and answerable queries that a fit on
+    the other conversations would leave empty (docs/search.md, "What a score means").
+    """
+    from memdir.bench.trust import run_calibration
+
+    with progress_bar("calibrate") as bar:
+
+        def progress(done: int, total: int) -> None:
+            if bar is not None:
+                bar(done, total, "conversations")
+
+        result = run_calibration(data, progress=progress)
     typer.echo(json.dumps(result, indent=1))
 
 

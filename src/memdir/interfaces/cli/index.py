@@ -93,7 +93,8 @@ def search(
         print_json({"hits": results.hits, "notice": results.notice})
         return
     if not results.hits:
-        typer.echo(results.notice or "no matches")
+        hint = " (--min-score 0 shows the weak matches)" if results.below_floor else ""
+        typer.echo(f"{results.notice}{hint}")
     for hit in results.hits:
         console.print(f"[bold]{hit.citation}[/bold]  score {hit.score:.3f}", highlight=False)
         if explain:

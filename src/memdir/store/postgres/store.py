@@ -317,6 +317,11 @@ class PostgresStore:
             lambda c: reads.keyword_search(c, tokenizer, match_expression, sources, wanted, limit)
         )
 
+    def keyword_ideal(self, match_expression: str) -> float | None:
+        """None: ``ts_rank_cd`` has no idf to measure a score against, so search calibrates
+        its confidence on vector evidence alone (``memdir.search.calibration``)."""
+        return None
+
     def vector_search(
         self, query: npt.NDArray[np.float32], sources: Sequence[str], kind: UnitKind, limit: int
     ) -> list[ScoredId]:

@@ -13,6 +13,7 @@ import os
 import threading
 from collections.abc import Callable, Mapping
 from contextlib import AbstractContextManager, nullcontext
+from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
 from types import TracebackType
@@ -35,6 +36,7 @@ from memdir.embeddings.base import Embedder
 from memdir.errors import (
     IndexMismatchError,
     InvalidInputError,
+    InvalidPathError,
     NotFoundError,
     StoreError,
 )
@@ -76,6 +78,7 @@ from memdir.workspace import (
     sweep_stale_temp_files,
     validate_agent_id,
 )
+from memdir.workspace.scoped import agent_of, cite_path, parse_scoped_path, scope_of
 
 log = logging.getLogger(__name__)
 
@@ -88,9 +91,8 @@ TOOL_NAMES = tuple(tool.name for tool in TOOLS)  # the prompt names the tools to
 BASE_PROMPT = prompt_assembly.BASE_PROMPT
 
 
-def source_of(agent_id: str | None) -> str:
-    """The index source key of a workspace: ``global`` or ``agent:<id>``."""
-    return "global" if agent_id is None else f"agent:{agent_id}"
+source_of = scope_of
+"""The index source key of a workspace: ``global`` or ``agent:<id>``."""
 
 
 class Memory:
@@ -244,10 +246,51 @@ class Memory:
         """Seed the workspace (only missing files); returns the paths created."""
         return self.workspace.seed(name=name, description=description or "")
 
+    def _locate(self, path: str) -> tuple[Workspace, str]:
+        """The workspace that holds the file a read of ``path`` means, and its path there.
+
+        ``global:`` and ``agent:<id>:`` prefixes name a workspace (search cites hits from
+        outside the session's own that way, ``memdir.workspace.scoped``); a plain path is
+        the session's own file, else, in an agent session, the global file of that name.
+        Another agent's workspace is readable only where ``search.cross_agent`` allows
+        searching it.
+        """
+        scoped = parse_scoped_path(path)
+        if scoped.scope is None:
+            if self.agent_id is not None and not self.workspace.has_file(scoped.path):
+                shared = Workspace(self.home)
+                if shared.has_file(scoped.path):
+                    return shared, scoped.path
+            return self.workspace, scoped.path
+        agent = agent_of(scoped.scope)
+        if agent not in (None, self.agent_id) and not self.settings.search.cross_agent:
+            raise InvalidInputError(
+                f"{path!r} is in agent {agent!r}'s workspace, which this session may not read; "
+                "set search.cross_agent = true to allow it"
+            )
+        return Workspace(self.home, agent), scoped.path
+
+    def _cited(self, workspace: Workspace, path: str) -> str:
+        """``path`` of ``workspace`` as this session cites it (plain for its own files)."""
+        return cite_path(scope_of(workspace.agent_id), path, scope_of(self.agent_id))
+
+    def _own(self, path: str) -> str:
+        """The path of a write: writes go to this session's own workspace only."""
+        scoped = parse_scoped_path(path)
+        if scoped.scope not in (None, scope_of(self.agent_id)):
+            raise InvalidPathError(
+                f"{path!r} is in another workspace; a session writes only its own, "
+                f"so write {scoped.path!r} (without the prefix) to keep a copy here"
+            )
+        return scoped.path
+
     @mirrored(write=False)
     def get(self, path: str, from_line: int | None = None, lines: int | None = None) -> FileSlice:
-        """A range of a workspace file; ``.text`` carries line numbers (``memory_get``)."""
-        return self.workspace.get(path, from_line=from_line, lines=lines)
+        """A range of a file; ``.text`` carries line numbers (``memory_get``). ``path`` may
+        be a citation's path (``global:...``, ``agent:<id>:...``; see :meth:`_locate`)."""
+        workspace, relative = self._locate(path)
+        part = workspace.get(relative, from_line=from_line, lines=lines)
+        return replace(part, path=self._cited(workspace, part.path))
 
     @mirrored(write=False)
     def list_files(self, prefix: str = "") -> list[str]:
@@ -256,11 +299,15 @@ class Memory:
     @mirrored(write=False)
     def file_info(self, path: str) -> FileInfo:
         """Size in bytes and last change (UTC) of a file as ``read_file`` finds it."""
-        return self.workspace.file_info(path)
+        workspace, relative = self._locate(path)
+        info = workspace.file_info(relative)
+        return replace(info, path=self._cited(workspace, info.path))
 
     @mirrored(write=False)
     def read_file(self, path: str) -> str:
-        return self.workspace.read_file(path)
+        """A whole file; ``path`` as for :meth:`get`."""
+        workspace, relative = self._locate(path)
+        return workspace.read_file(relative)
 
     @mirrored(write=True)
     def write_file(self, path: str, content: str) -> str:
@@ -268,6 +315,7 @@ class Memory:
 
         Writing the last file the first-run ritual asks for ends it (BOOTSTRAP.md goes).
         """
+        path = self._own(path)
         if isinstance(content, str):
             reject_secrets(content, f"the content for {path!r}")
         written = self.workspace.write_file(path, content)
@@ -277,6 +325,7 @@ class Memory:
     @mirrored(write=True)
     def edit_file(self, path: str, old_text: str, new_text: str, replace_all: bool = False) -> int:
         """Exact find-and-replace; a ``new_text`` holding a credential is refused."""
+        path = self._own(path)
         if isinstance(new_text, str):
             reject_secrets(new_text, "the new text")
         count = self.workspace.edit_file(path, old_text, new_text, replace_all=replace_all)
@@ -296,7 +345,7 @@ class Memory:
     @mirrored(write=True)
     def delete_file(self, path: str) -> None:
         """Delete a file of this workspace (never a global file read by fallback)."""
-        self.workspace.delete_file(path)
+        self.workspace.delete_file(self._own(path))
 
     # -- prompt --------------------------------------------------------------------
     def _prompt_inputs(
@@ -494,9 +543,12 @@ class Memory:
             calibration=_configured_calibration(cfg),
         )
         sources = self._sources(scope)
-        return self._recovering(
+        results = self._recovering(
             lambda: search(self.store, self.embedder, query, sources=sources, options=options)
         )
+        home = source_of(self.agent_id)  # hits of other workspaces are cited with a prefix
+        cited = tuple(replace(h, cited_path=cite_path(h.source, h.path, home)) for h in results)
+        return replace(results, hits=cited)
 
     # -- facts -------------------------------------------------------------------
     @mirrored(write=True)

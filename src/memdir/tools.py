@@ -23,6 +23,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar
 
 from pydantic import (
+    AliasChoices,
     BaseModel,
     ConfigDict,
     Field,
@@ -35,6 +36,7 @@ from memdir.errors import MemdirError
 from memdir.facts import MAX_FACT_CHARS, Fact, RecalledFact, SaveOutcome
 from memdir.facts.safety import MAX_REASON_CHARS
 from memdir.search import SearchResults
+from memdir.search_tools import SearchOutput, SliceOutput
 from memdir.workspace import FileSlice, split_lines
 from memdir.workspace_tools import (
     FileEdited,
@@ -88,11 +90,18 @@ class _Args(BaseModel):
 
 class MemorySearchArgs(_Args):
     query: str = Field(min_length=1, max_length=2000, description="What to look for.")
-    max_results: int = Field(6, ge=1, le=50, description="How many hits to return.")
+    max_results: int = Field(
+        6,
+        ge=1,
+        le=50,
+        validation_alias=AliasChoices("max_results", "maxResults"),
+        description="How many hits to return.",
+    )
     min_score: float | None = Field(
         None,
         ge=0.0,
         le=2.0,
+        validation_alias=AliasChoices("min_score", "minScore"),
         description="Drop hits scoring below this confidence (default: configured, 0.1); "
         "0 shows weak matches too.",
     )
@@ -105,8 +114,19 @@ class MemorySearchArgs(_Args):
 
 
 class MemoryGetArgs(_Args):
-    path: str = _PATH
-    from_line: int | None = Field(None, ge=1, description="First line to read (1-based).")
+    path: str = Field(
+        min_length=1,
+        max_length=600,
+        validation_alias=AliasChoices("path", "filePath"),
+        description="A path as memory_search cites it, e.g. 'memory/2024-05-01.md', or "
+        "'global:memory/2024-05-01.md' for a file of the global workspace.",
+    )
+    from_line: int | None = Field(
+        None,
+        ge=1,
+        validation_alias=AliasChoices("from_line", "from"),
+        description="First line to read (1-based).",
+    )
     lines: int | None = Field(None, ge=1, le=10_000, description="How many lines to read.")
 
 
@@ -344,18 +364,20 @@ def _validation_message(name: str, exc: ValidationError) -> str:
 # -- runners: parse nothing, call Memory, render text ----------------------------------
 
 
-def _search(memory: Memory, args: MemorySearchArgs) -> str:
+def _search(memory: Memory, args: MemorySearchArgs) -> ToolResult:
     # incremental: picks up files written since the last call (no graph build mid-call);
     # scope=all reads every agent's workspace, so every agent's new notes are synced first
     memory.sync(optimize=False, all_agents=args.scope == "all")
     results = memory.search(
         args.query, max_results=args.max_results, min_score=args.min_score, scope=args.scope
     )
-    return render_search(args.query, results)
+    data = SearchOutput.of(args.query, results).model_dump(mode="json")
+    return ToolResult(render_search(args.query, results), data)
 
 
-def _get(memory: Memory, args: MemoryGetArgs) -> str:
-    return render_file_slice(memory.get(args.path, from_line=args.from_line, lines=args.lines))
+def _get(memory: Memory, args: MemoryGetArgs) -> ToolResult:
+    part = memory.get(args.path, from_line=args.from_line, lines=args.lines)
+    return ToolResult(render_file_slice(part), SliceOutput.of(part).model_dump(mode="json"))
 
 
 def _save(memory: Memory, args: MemorySaveArgs) -> str:
@@ -416,13 +438,18 @@ TOOLS: tuple[ToolSpec[Any], ...] = (
         "say you checked memory and found nothing rather than guess.",
         MemorySearchArgs,
         _search,
+        output_model=SearchOutput,
     ),
     ToolSpec(
         "memory_get",
         "Read specific lines of a memory file, numbered, e.g. after memory_search returned "
-        "'memory/2024-05-01.md:12-20'. Omit from_line and lines to read the whole file.",
+        "'memory/2024-05-01.md:12-20' (from_line 12, lines 9). Pass the path exactly as the "
+        "citation gives it: a hit from outside your own workspace is cited with a prefix, "
+        "'global:memory/2024-05-01.md' or 'agent:<id>:memory/...', and memory_get reads "
+        "that file. Omit from_line and lines to read the whole file.",
         MemoryGetArgs,
         _get,
+        output_model=SliceOutput,
     ),
     ToolSpec(
         "memory_save",

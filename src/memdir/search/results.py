@@ -103,7 +103,13 @@ class SearchOptions:
 
 @dataclass(frozen=True)
 class SearchHit:
-    """A cited span of one memory file with its score and how the score was made."""
+    """A cited span of one memory file with its score and how the score was made.
+
+    ``path`` is relative to the workspace ``source`` names; ``cited_path`` is the path as
+    the searching session cites it (set by ``Memory.search``): the same for its own files,
+    with a ``global:`` or ``agent:<id>:`` prefix for another workspace's
+    (``memdir.workspace.scoped``). Unset, the citation uses ``path``.
+    """
 
     path: str
     source: str
@@ -112,11 +118,12 @@ class SearchHit:
     text: str
     score: float
     breakdown: dict[str, float] = field(default_factory=dict, compare=False)
+    cited_path: str = ""
 
     @property
     def citation(self) -> str:
-        """``path:start-end``, the form agents quote."""
-        return f"{self.path}:{self.start_line}-{self.end_line}"
+        """``path:start-end`` (prefixed for another workspace): what ``memory_get`` reads."""
+        return f"{self.cited_path or self.path}:{self.start_line}-{self.end_line}"
 
 
 @dataclass(frozen=True)

@@ -225,6 +225,14 @@ class Workspace:
         changed = dt.datetime.fromtimestamp(stat.st_mtime, tz=dt.UTC)
         return FileInfo(relative, stat.st_size, changed)
 
+    def has_file(self, path: str) -> bool:
+        """Whether a read of ``path`` finds a file (its own, or a global one by fallback)."""
+        try:
+            self._locate_for_read(path)
+        except NotFoundError:
+            return False
+        return True
+
     def read_file(self, path: str) -> str:
         """Return the whole text of a workspace file."""
         _, located = self._locate_for_read(path)

@@ -73,7 +73,12 @@ def search_memory(
         memory.sync(optimize=False, all_agents=scope == "all")  # graphs: /index/sync
     results = memory.search(query, max_results=max_results, min_score=min_score, scope=scope)
     hits = [{**jsonable_encoder(hit), "citation": hit.citation} for hit in results.hits]
-    return {"query": query, "hits": hits, "notice": results.notice}
+    return {
+        "query": query,
+        "confidence": results.confidence,
+        "hits": hits,
+        "notice": results.notice,
+    }
 
 
 @router.get("/files", tags=["files"])

@@ -59,6 +59,7 @@ from memdir.prompt import (
 )
 from memdir.search import SearchOptions, SearchResults, search
 from memdir.search.calibration import Calibration
+from memdir.search.lifecycle import index_retired
 from memdir.store import SqliteStore
 from memdir.store.base import IndexStats
 from memdir.store.facts_protocol import FactStore
@@ -117,6 +118,7 @@ class Memory:
         self.chat_model = chat_model
         self._store: IndexWriter | None = None
         self._facts: FactBook | None = None
+        self._other_facts: dict[str, FactBook] = {}  # other workspaces' facts, for their sync
         self._mirror: WorkspaceMirror | None = None  # store.workspace_files = "postgres"
         self._lock = threading.RLock()
 
@@ -161,6 +163,9 @@ class Memory:
             if self._facts is not None:
                 self._facts.close()
                 self._facts = None
+            for book in self._other_facts.values():
+                book.close()
+            self._other_facts.clear()
 
     def __enter__(self) -> Memory:
         return self
@@ -212,16 +217,29 @@ class Memory:
         """The structured facts of this workspace (derived from marked daily-note lines)."""
         with self._lock:
             if self._facts is None:
-                cfg, scope = self.settings.store, source_of(self.agent_id)
-                store: FactStore
-                if cfg.backend == "postgres" and cfg.dsn:
-                    store = PostgresFactStore.open(cfg.dsn, schema=cfg.schema_name, scope=scope)
-                else:
-                    self.index_path.parent.mkdir(parents=True, exist_ok=True)
-                    store = SqliteFactStore.open(self.index_path, scope=scope)
-                decide = composition.model_decider(self.chat_model)
-                self._facts = FactBook(store, self.embedder, self.workspace, decide=decide)
+                self._facts = self._open_facts(source_of(self.agent_id))
             return self._facts
+
+    def _facts_of(self, scope: str) -> FactBook:
+        """The facts of another workspace this session reads (kept open until close)."""
+        with self._lock:
+            book = self._other_facts.get(scope)
+            if book is None:
+                book = self._other_facts[scope] = self._open_facts(scope)
+            return book
+
+    def _open_facts(self, scope: str) -> FactBook:
+        """A ``FactBook`` over the facts of one workspace (the caller closes it)."""
+        cfg = self.settings.store
+        store: FactStore
+        if cfg.backend == "postgres" and cfg.dsn:
+            store = PostgresFactStore.open(cfg.dsn, schema=cfg.schema_name, scope=scope)
+        else:
+            self.index_path.parent.mkdir(parents=True, exist_ok=True)
+            store = SqliteFactStore.open(self.index_path, scope=scope)
+        decide = composition.model_decider(self.chat_model)
+        workspace = Workspace(self.home, agent_of(scope))
+        return FactBook(store, self.embedder, workspace, decide=decide)
 
     def _files_mirror(self) -> WorkspaceMirror | None:
         """The mirror of the files in PostgreSQL (``store.workspace_files``), or None."""
@@ -442,6 +460,9 @@ class Memory:
             options=self._sync_options(), progress=progress, optimize=optimize,
         )  # fmt: skip
         self.facts.sync()
+        for source in sources:  # the other workspaces a search reads: their facts too
+            if source != source_of(self.agent_id):
+                self._facts_of(source).sync()
         return report
 
     def _recovering(self, action: Callable[[], T]) -> T:
@@ -524,8 +545,14 @@ class Memory:
         max_results: int | None = None,
         min_score: float | None = None,
         scope: Scope = "agent",
+        include_history: bool = False,
     ) -> SearchResults:
-        """Hybrid search over the memory files of this agent (and the global workspace)."""
+        """Hybrid search over the memory files of this agent (and the global workspace).
+
+        Lines of facts that are superseded or forgotten (and the records of forgets) are
+        left out; ``include_history`` returns them after the current hits, marked
+        (``SearchHit.retired``).
+        """
         cfg = self.settings.search
         if scope == "all" and not cfg.cross_agent and self.agent_id is not None:
             raise InvalidInputError(
@@ -541,11 +568,18 @@ class Memory:
             mmr_lambda=cfg.mmr_lambda if cfg.mmr else None,
             attribution_demote=cfg.attribution_demote,
             calibration=_configured_calibration(cfg),
+            include_history=include_history,
         )
         sources = self._sources(scope)
-        results = self._recovering(
-            lambda: search(self.store, self.embedder, query, sources=sources, options=options)
-        )
+
+        def run() -> SearchResults:
+            retired = index_retired(self.facts.store.retired_lines(sources))
+            return search(
+                self.store, self.embedder, query, sources=sources, options=options,
+                retired=retired,
+            )  # fmt: skip
+
+        results = self._recovering(run)
         home = source_of(self.agent_id)  # hits of other workspaces are cited with a prefix
         cited = tuple(replace(h, cited_path=cite_path(h.source, h.path, home)) for h in results)
         return replace(results, hits=cited)

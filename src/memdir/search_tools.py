@@ -9,14 +9,40 @@ parsing text: each hit's path, line range, citation, score and text, and the lin
 
 from __future__ import annotations
 
+from datetime import datetime
+
 from pydantic import BaseModel, ConfigDict, Field
 
 from memdir.search import SearchHit, SearchResults
+from memdir.search.lifecycle import describe_retired
+from memdir.store.fact_records import RetiredLine
 from memdir.workspace import FileSlice
 
 
 class _Output(BaseModel):
     model_config = ConfigDict(extra="forbid")
+
+
+class RetiredOutput(_Output):
+    kind: str = Field(description="superseded, forgotten, or forget-record.")
+    fact_id: str
+    valid_from: datetime | None = None
+    valid_to: datetime | None = None
+    forgotten_at: datetime | None = None
+    reason: str | None = None
+    summary: str = Field(description="The same in words.")
+
+    @classmethod
+    def of(cls, line: RetiredLine) -> RetiredOutput:
+        return cls(
+            kind=line.kind,
+            fact_id=line.fact_id,
+            valid_from=line.valid_from,
+            valid_to=line.valid_to,
+            forgotten_at=line.forgotten_at,
+            reason=line.reason,
+            summary=describe_retired(line),
+        )
 
 
 class HitOutput(_Output):
@@ -27,6 +53,9 @@ class HitOutput(_Output):
     score: float = Field(description="Confidence that the hit is relevant (see the tool).")
     text: str = Field(description="The cited lines, without memdir's own markup.")
     source: str = Field(description="The workspace: 'global' or 'agent:<id>'.")
+    retired: RetiredOutput | None = Field(
+        None, description="With include_history: why this line is no longer current."
+    )
 
     @classmethod
     def of(cls, hit: SearchHit) -> HitOutput:
@@ -38,6 +67,7 @@ class HitOutput(_Output):
             score=hit.score,
             text=hit.text,
             source=hit.source,
+            retired=None if hit.retired is None else RetiredOutput.of(hit.retired),
         )
 
 

@@ -36,6 +36,7 @@ from memdir.errors import MemdirError
 from memdir.facts import MAX_FACT_CHARS, Fact, RecalledFact, SaveOutcome
 from memdir.facts.safety import MAX_REASON_CHARS
 from memdir.search import SearchResults
+from memdir.search.lifecycle import describe_retired
 from memdir.search_tools import SearchOutput, SliceOutput
 from memdir.workspace import FileSlice, split_lines
 from memdir.workspace_tools import (
@@ -104,6 +105,11 @@ class MemorySearchArgs(_Args):
         validation_alias=AliasChoices("min_score", "minScore"),
         description="Drop hits scoring below this confidence (default: configured, 0.1); "
         "0 shows weak matches too.",
+    )
+    include_history: bool = Field(
+        False,
+        description="Also return lines of facts that were superseded or forgotten (and the "
+        "records of forgets), after the current hits and marked as retired.",
     )
     scope: Scope = Field(
         "agent",
@@ -233,8 +239,10 @@ def render_search(query: str, results: SearchResults) -> str:
             for key, value in sorted(hit.breakdown.items())
             if value and key != "final" and not key.endswith("_raw")
         )
+        status = "" if hit.retired is None else f"  RETIRED: {describe_retired(hit.retired)}"
         lines.append(
-            f"\n[{rank}] {hit.citation}  score {hit.score:.3f}" + (f" ({parts})" if parts else "")
+            f"\n[{rank}] {hit.citation}  score {hit.score:.3f}{status}"
+            + (f" ({parts})" if parts else "")
         )
         lines.extend(f"    {line}" for line in hit.text.strip().splitlines())
     return "\n".join([head, *fence_data(lines)])
@@ -369,8 +377,9 @@ def _search(memory: Memory, args: MemorySearchArgs) -> ToolResult:
     # scope=all reads every agent's workspace, so every agent's new notes are synced first
     memory.sync(optimize=False, all_agents=args.scope == "all")
     results = memory.search(
-        args.query, max_results=args.max_results, min_score=args.min_score, scope=args.scope
-    )
+        args.query, max_results=args.max_results, min_score=args.min_score, scope=args.scope,
+        include_history=args.include_history,
+    )  # fmt: skip
     data = SearchOutput.of(args.query, results).model_dump(mode="json")
     return ToolResult(render_search(args.query, results), data)
 

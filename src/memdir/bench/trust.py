@@ -190,7 +190,7 @@ def fit_calibration(asked: Sequence[Asked]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for name, columns in MIXES.items():
         if any(getattr(a, c) is None for a in asked for c in columns):
-            continue  # the run did not measure this evidence (no embedder, no ideal)
+            continue  # the run did not measure this evidence (no embedder, no coverage)
         x = np.array([[getattr(a, c) for c in columns] for a in asked], dtype=np.float64)
         fitted = _as_calibration(_logistic_fit(x, y), columns)
         held = np.zeros(len(asked))

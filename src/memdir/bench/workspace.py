@@ -11,6 +11,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
+from memdir.config import SearchSettings
 from memdir.embeddings.base import Embedder
 from memdir.index import SourceFile, SyncOptions, SyncReport, sync_files
 from memdir.search import SearchOptions, search
@@ -80,7 +81,10 @@ def memdir_retriever(
             chosen.append(create_embedder(embedder_name))
         model = chosen[0]
         store, _ = build_index(home, model)
-        wanted = replace(options or SearchOptions(), max_results=k)
+        # the defaults a user gets (Memory.search), as the reference protocol searches
+        wanted = replace(
+            options or SearchOptions(min_score=SearchSettings().min_score), max_results=k
+        )
 
         def search_fn(question: str) -> list[Span]:
             results = search(store, model, question, sources=[SOURCE], options=wanted)

@@ -7,11 +7,11 @@ search also measures the query's best *absolute* evidence:
 * ``cosine``: the highest cosine between the query and a single block (a list item or
   paragraph). Blocks are embedded without their headings (``memdir.index.chunking``),
   so the figure means the same for every query.
-* ``keyword``: the highest BM25 score of a block divided by the query's ideal score
-  (a unit of average length holding each query term once, ``IndexStore.keyword_ideal``):
-  the share of the query's information one block carries, clipped to [0, 1]. A term
-  memory has never seen keeps its full idf in the ideal, so a question about someone or
-  something absent scores low however common its other words are.
+* ``keyword``: the largest share of the query's information that one block holds
+  (``IndexStore.keyword_coverage``): the idf of the query words the block contains over
+  that of every query word. A word memory has never seen keeps its full idf, so a
+  question about someone or something absent scores low however common its other words
+  are; the idf is smoothed so that in a memory of a few notes every word still counts.
 
 ``evidence = w * cosine + (1 - w) * keyword`` and the confidence is Platt scaling of it,
 ``1 / (1 + exp(-slope * (evidence - midpoint)))``, fitted by logistic regression on
@@ -60,18 +60,18 @@ class Calibration:
 @dataclass(frozen=True)
 class ModelCalibration:
     """The calibrations of one embedding model: with keyword evidence, and without it
-    (stores that have no ideal keyword score, such as PostgreSQL's ``ts_rank_cd``)."""
+    (stores that do not measure keyword coverage, such as PostgreSQL's)."""
 
     hybrid: Calibration
     vector: Calibration
 
 
-KEYWORD_ONLY = Calibration(cosine_weight=0.0, midpoint=0.43, slope=14.0)
+KEYWORD_ONLY = Calibration(cosine_weight=0.0, midpoint=0.373, slope=17.0)
 """Search without an embedder: the keyword share alone."""
 
 MODELS: dict[tuple[str, str], ModelCalibration] = {
     ("local", "all-MiniLM-L6-v2-onnx-int8"): ModelCalibration(
-        hybrid=Calibration(cosine_weight=0.82, midpoint=0.486, slope=49.0),
+        hybrid=Calibration(cosine_weight=0.78, midpoint=0.472, slope=53.0),
         vector=Calibration(cosine_weight=1.0, midpoint=0.492, slope=43.0),
     ),
 }
@@ -79,13 +79,13 @@ MODELS: dict[tuple[str, str], ModelCalibration] = {
 
 
 def choose_calibration(
-    provider: str | None, model: str | None, has_keyword_ideal: bool
+    provider: str | None, model: str | None, has_keyword: bool
 ) -> Calibration | None:
     """The calibration for an embedder (None: keyword-only search), or None when the
     model has none and scores stay relative."""
     if provider is None:
-        return KEYWORD_ONLY if has_keyword_ideal else None
+        return KEYWORD_ONLY if has_keyword else None
     known = MODELS.get((provider, model or ""))
     if known is None:
         return None
-    return known.hybrid if has_keyword_ideal else known.vector
+    return known.hybrid if has_keyword else known.vector

@@ -36,6 +36,7 @@ from memdir.search.fusion import (
     normalise_cosine,
     scale_to_best,
 )
+from memdir.search.lifecycle import Retired, apply_lifecycle, current_only
 from memdir.search.mmr import select_diverse
 from memdir.search.neighbours import find_neighbours, neighbour_guesses
 from memdir.search.query import build_match_expression
@@ -68,8 +69,14 @@ def search(
     sources: Sequence[str],
     options: SearchOptions,
     now: datetime | None = None,
+    retired: Retired | None = None,
 ) -> SearchResults:
-    """Rank the memory of ``sources`` for ``query``; see the module docstring."""
+    """Rank the memory of ``sources`` for ``query``; see the module docstring.
+
+    ``retired`` names the note lines that hold no current fact (``memdir.search.lifecycle``):
+    left out, or with ``options.include_history`` returned last and marked.
+    """
+    retired = retired or {}
     if not query.strip():
         raise InvalidInputError("search query is empty; pass the words to look for")
     text = query[:MAX_QUERY_CHARS]
@@ -85,17 +92,11 @@ def search(
     )
     words = store.keyword_search_kinds(expression, sources, KINDS, limit) if expression else {}
     block_words, chunk_words = words.get("block", []), words.get("chunk", [])
-    ideal = store.keyword_ideal(expression) if expression else None
     # While the worker embeds, fetch the keyword candidates and their likely neighbours.
     units = store.get_units(prefetch_ids(block_words, chunk_words)) if pending else {}
     vector, nearest = pending.result() if pending is not None else (None, {})
-    evidence = measure_evidence(block_words, nearest.get("block", []), ideal, vector is not None)
-    calibration = options.calibration or choose_calibration(
-        embedder.provider if embedder else None, embedder.model if embedder else None,
-        ideal is not None,
-    )  # fmt: skip
-    confidence = calibration.confidence(evidence.cosine, evidence.keyword) if calibration else None
-    blocks = Signals(block_words, nearest.get("block", []))
+    first_vectors = nearest.get("block", [])
+    blocks = Signals(block_words, first_vectors)
     chunks = Signals(chunk_words, nearest.get("chunk", []))
     block_scores, block_parts = fuse_signals(blocks, options)
     chunk_scores, _ = fuse_signals(chunks, options)
@@ -112,10 +113,22 @@ def search(
     candidates = score_blocks(block_scores, chunk_scores, units, options.chunk_share, near)
     apply_attribution(text, candidates, options.attribution_demote)
     apply_recency(candidates, block_parts, options, now or datetime.now(UTC))
+    candidates = apply_lifecycle(candidates, retired, options.include_history)
+    if retired:  # what memory no longer holds true is no evidence that it knows
+        units.update(store.get_units({i.unit_id for i in first_vectors} - units.keys()))
+    evidence = measure_evidence(
+        store, expression, current_only(block_words, units, retired),
+        current_only(first_vectors, units, retired), vector is not None,
+    )  # fmt: skip
+    calibration = options.calibration or choose_calibration(
+        embedder.provider if embedder else None, embedder.model if embedder else None,
+        evidence.keyword is not None,
+    )  # fmt: skip
+    confidence = calibration.confidence(evidence.cosine, evidence.keyword) if calibration else None
     apply_confidence(candidates, confidence)
     ranked = sorted(
         (c for c in candidates if c.score >= options.min_score),
-        key=lambda c: (-c.relevance, c.unit.path, c.unit.start_line),
+        key=lambda c: (c.retired is not None, -c.relevance, c.unit.path, c.start_line),
     )
     if options.mmr_lambda is not None:
         ranked = diversify(store, ranked, options.mmr_lambda, options.max_results * 3)
@@ -128,31 +141,34 @@ def search(
 
 
 def measure_evidence(
+    store: IndexStore,
+    expression: str | None,
     block_words: list[ScoredId],
     block_vectors: list[ScoredId],
-    ideal: float | None,
     embedded: bool,
 ) -> Evidence:
     """The query's best absolute evidence (``memdir.search.calibration``): the top block
-    cosine (None without a query vector) and the top block's share of the ideal keyword
-    score (None when the store has no ideal to measure it against)."""
+    cosine (None without a query vector) and the largest share of the query's information
+    a keyword candidate block holds (None when the store cannot measure it)."""
     cosine = max((item.score for item in block_vectors), default=0.0) if embedded else None
-    keyword = None
-    if ideal is not None:
-        best = max((item.score for item in block_words), default=0.0)
-        keyword = min(1.0, best / ideal) if ideal > 0.0 else 0.0
+    coverage = (
+        store.keyword_coverage(expression, [item.unit_id for item in block_words])
+        if expression
+        else None
+    )
+    keyword = None if coverage is None else max(coverage.values(), default=0.0)
     return Evidence(cosine=cosine, keyword=keyword)
 
 
 def apply_confidence(candidates: list[Candidate], confidence: float | None) -> None:
-    """Score each candidate: the confidence times its relevance relative to the best one
-    (or, uncalibrated, its relevance as it is)."""
-    top = max((c.relevance for c in candidates), default=0.0)
+    """Score each candidate: the confidence times its relevance relative to the best
+    current one (or, uncalibrated, its relevance as it is)."""
+    top = max((c.relevance for c in candidates if c.retired is None), default=0.0)
     for candidate in candidates:
         if confidence is None:
             candidate.score = candidate.relevance
             continue
-        share = candidate.relevance / top if top > 0.0 else 0.0
+        share = min(1.0, candidate.relevance / top) if top > 0.0 else 0.0
         candidate.score = confidence * share
         candidate.breakdown["confidence"] = confidence
         candidate.breakdown["share"] = share
@@ -340,6 +356,7 @@ def to_hit(candidate: Candidate) -> SearchHit:
         text=candidate.text,
         score=round(candidate.score, 6),
         breakdown={k: round(v, 6) for k, v in candidate.breakdown.items()},
+        retired=candidate.retired,
     )
 
 

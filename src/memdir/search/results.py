@@ -8,6 +8,7 @@ from typing import Literal
 
 from memdir.errors import InvalidInputError
 from memdir.search.calibration import Calibration
+from memdir.store.fact_records import RetiredLine
 
 FusionMode = Literal["relative", "rrf", "weighted"]
 
@@ -55,6 +56,7 @@ class SearchOptions:
     candidates: int = 40
     max_terms: int = 24
     calibration: Calibration | None = None
+    include_history: bool = False
 
     def __post_init__(self) -> None:
         checks: list[tuple[str, object, bool]] = [
@@ -119,6 +121,7 @@ class SearchHit:
     score: float
     breakdown: dict[str, float] = field(default_factory=dict, compare=False)
     cited_path: str = ""
+    retired: RetiredLine | None = None  # with include_history: a line of a retired fact
 
     @property
     def citation(self) -> str:
@@ -129,7 +132,8 @@ class SearchHit:
 @dataclass(frozen=True)
 class Evidence:
     """A query's best absolute evidence (``memdir.search.calibration``): the top block
-    cosine and the top block's share of the ideal keyword score; None where unmeasured."""
+    cosine and the largest share of the query's information one block holds; None where
+    unmeasured."""
 
     cosine: float | None = None
     keyword: float | None = None

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 
 from memdir.search.neighbours import Adjacency
 from memdir.store.base import Unit
+from memdir.store.fact_records import RetiredLine
 
 ABSORB_RATIO = 0.5
 """A touching block joins a better hit when at least this share of its relevance (which
@@ -38,11 +39,19 @@ class Candidate:
     score: float = 0.0  # what the hit reports: set by search once relevance is final
     start_line: int = 0
     end_line: int = 0
+    retired: RetiredLine | None = None  # a line that holds no current fact (history)
     _lines: dict[int, str] | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         self.start_line = self.unit.start_line
         self.end_line = self.unit.end_line
+
+    def narrowed(self, start: int, end: int) -> Candidate:
+        """A copy that spans lines ``start``..``end`` of this one."""
+        piece = Candidate(self.unit, self.relevance, dict(self.breakdown), self.score)
+        piece.start_line, piece.end_line = start, end
+        piece._lines = {n: t for n, t in self.lines.items() if start <= n <= end}
+        return piece
 
     @property
     def lines(self) -> dict[int, str]:
@@ -164,10 +173,12 @@ def merge_spans(
         target = next((k for k in kept if _touches(k, candidate)), None)
         if target is not None:
             # a wide chunk next to a narrow hit would only widen it: its relevance
-            # already reached the blocks it contains
+            # already reached the blocks it contains; a retired line stays apart
             if (
                 candidate.unit.kind == "block"
                 and not is_neighbour_only(candidate)
+                and candidate.retired is None
+                and target.retired is None
                 and (candidate.relevance >= absorb_ratio * target.relevance)
             ):
                 _absorb(target, candidate)

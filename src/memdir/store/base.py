@@ -99,9 +99,11 @@ class IndexStore(Protocol):
         """
         ...
 
-    def keyword_ideal(self, match_expression: str) -> float | None:
-        """The keyword score of a unit of average length holding each phrase once (the
-        sum of their idf), or None when the store's scores have no such measure."""
+    def keyword_coverage(
+        self, match_expression: str, unit_ids: Sequence[int]
+    ) -> dict[int, float] | None:
+        """For each unit, the share in [0, 1] of the query's information it holds (its
+        phrases' idf over all of the query's), or None when the store cannot measure it."""
         ...
 
     def vector_search(

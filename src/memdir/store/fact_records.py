@@ -103,3 +103,26 @@ class FactFilter:
     categories: tuple[str, ...] | None = None
     include_superseded: bool = False
     include_forgotten: bool = False
+
+
+RetiredKind = Literal["superseded", "forgotten", "forget-record"]
+
+
+@dataclass(frozen=True)
+class RetiredLine:
+    """A note line that holds no current fact: the line of a fact (or of its reinforcement)
+    that was superseded or forgotten, or the audit line that recorded a forget.
+
+    ``valid_from``/``valid_to`` are the fact's validity (``valid_to`` None while it was
+    never superseded); ``forgotten_at``/``reason`` say when and why it was forgotten.
+    """
+
+    scope: str
+    path: str
+    line: int
+    fact_id: str
+    kind: RetiredKind
+    valid_from: datetime | None = None
+    valid_to: datetime | None = None
+    forgotten_at: datetime | None = None
+    reason: str | None = None

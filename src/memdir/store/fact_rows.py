@@ -14,7 +14,7 @@ from typing import Any
 
 from memdir.errors import IndexMismatchError
 from memdir.store.base import EmbedderIdentity
-from memdir.store.fact_records import Fact, FactEvent, FactFilter
+from memdir.store.fact_records import Fact, FactEvent, FactFilter, RetiredKind, RetiredLine
 from memdir.store.times import from_us, maybe_from_us, maybe_to_us, to_us
 
 
@@ -117,3 +117,26 @@ def check_identity(location: str, recorded: EmbedderIdentity, wanted: EmbedderId
             f"{recorded.model} ({recorded.dimensions} dimensions), not {wanted.provider}/"
             f"{wanted.model} ({wanted.dimensions}); run `memdir index rebuild`"
         )
+
+
+RETIRED_COLUMNS = (
+    "e.scope, e.path, e.line, e.kind, e.fact_id, f.valid_from_us, f.valid_to_us, "
+    "f.forgotten_us, f.forgotten_reason"
+)
+RETIRED_WHERE = "(e.kind = 'forget' OR f.valid_to_us IS NOT NULL OR f.forgotten_us IS NOT NULL)"
+"""``fact_events e LEFT JOIN facts f`` (same scope and id): the lines of retired facts."""
+
+
+def retired_from_row(row: Any) -> RetiredLine:
+    """A ``RETIRED_COLUMNS`` row as a ``RetiredLine``."""
+    scope, path, line, kind, fact_id, start, end, forgotten, reason = row
+    retired: RetiredKind = "superseded"
+    if kind == "forget":
+        retired = "forget-record"
+    elif forgotten is not None:
+        retired = "forgotten"
+    return RetiredLine(
+        scope=str(scope), path=str(path), line=int(line), fact_id=str(fact_id), kind=retired,
+        valid_from=maybe_from_us(start), valid_to=maybe_from_us(end),
+        forgotten_at=maybe_from_us(forgotten), reason=None if reason is None else str(reason),
+    )  # fmt: skip

@@ -19,7 +19,14 @@ from datetime import datetime
 from typing import Protocol
 
 from memdir.store.base import EmbedderIdentity
-from memdir.store.fact_records import Fact, FactEvent, FactFilter, FactStamp, Vector
+from memdir.store.fact_records import (
+    Fact,
+    FactEvent,
+    FactFilter,
+    FactStamp,
+    RetiredLine,
+    Vector,
+)
 
 VectorsById = dict[str, tuple[str, Vector]]
 """Fact id -> (sha256 of the embedded text, vector)."""
@@ -40,7 +47,8 @@ class FactNoteLog(Protocol):
 
 
 class FactQueries(Protocol):
-    """Reading facts: by id, by filter, by keywords and by vector."""
+    """Reading facts: by id, by filter, by keywords and by vector; and which note lines
+    hold facts that are no longer current (search leaves those out)."""
 
     def get_facts(self, ids: Iterable[str]) -> dict[str, Fact]: ...
 
@@ -57,6 +65,8 @@ class FactQueries(Protocol):
     def vector_shas(self) -> dict[str, str]: ...
 
     def count_unembedded(self) -> int: ...
+
+    def retired_lines(self, scopes: Sequence[str]) -> list[RetiredLine]: ...
 
 
 class FactWrites(Protocol):

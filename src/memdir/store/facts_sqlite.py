@@ -22,8 +22,17 @@ from typing import TypeVar
 from memdir.errors import StoreError
 from memdir.store.base import EmbedderIdentity
 from memdir.store.connect import Connection, connect, corrupt_error, is_locked, retry_locked
-from memdir.store.fact_records import Fact, FactEvent, FactFilter, FactStamp, Vector
+from memdir.store.fact_records import (
+    Fact,
+    FactEvent,
+    FactFilter,
+    FactStamp,
+    RetiredLine,
+    Vector,
+)
 from memdir.store.fact_rows import (
+    RETIRED_COLUMNS,
+    RETIRED_WHERE,
     check_identity,
     event_from_row,
     event_values,
@@ -31,6 +40,7 @@ from memdir.store.fact_rows import (
     fact_row,
     identity_from_meta,
     identity_rows,
+    retired_from_row,
     where_admitted,
 )
 from memdir.store.fact_schema import FACT_COLUMNS, UPSERT_FACT, apply_fact_migrations
@@ -255,6 +265,19 @@ class SqliteFactStore:
         where, args = where_admitted(self.scope, filt)
         sql = f"SELECT {FACT_COLUMNS} FROM facts f WHERE {where} ORDER BY f.recorded_us, f.id"
         return [fact_from_row(row) for row in self._read(lambda c: c.execute(sql, args).fetchall())]
+
+    def retired_lines(self, scopes: Sequence[str]) -> list[RetiredLine]:
+        """The note lines of ``scopes`` that hold no current fact (``RetiredLine``): one
+        query for a search over several workspaces, whatever this store's own scope."""
+        if not scopes:
+            return []
+        sql = (
+            f"SELECT {RETIRED_COLUMNS} FROM fact_events e LEFT JOIN facts f "
+            "ON f.id = e.fact_id AND f.scope = e.scope "
+            f"WHERE e.scope IN ({_marks(len(scopes))}) AND {RETIRED_WHERE}"
+        )
+        rows = self._read(lambda c: c.execute(sql, list(scopes)).fetchall())
+        return [retired_from_row(row) for row in rows]
 
     def vector_shas(self) -> dict[str, str]:
         """Fact id -> sha256 of the text its stored vector was computed from."""

@@ -133,6 +133,14 @@ def fts5_idf(frequency: int, rows: int) -> float:
     return idf if idf > 0.0 else IDF_FLOOR
 
 
+def smoothed_idf(frequency: int, rows: int) -> float:
+    """BM25's idf with Lucene's ``1 +``: ``log(1 + (rows - n + 0.5) / (n + 0.5))``, above 0
+    for every term. FTS5's idf floors a term held by half the rows or more to almost 0,
+    which in a memory of a few notes makes its words count for nothing; what share of a
+    query a unit holds (``KeywordIndex.coverage``) needs every word to weigh something."""
+    return math.log(1.0 + (rows - frequency + 0.5) / (frequency + 0.5))
+
+
 def term_bound(frequency: int, rows: int) -> float:
     """The most one term can add to ``-bm25()``: FTS5's idf times ``k1 + 1``."""
     return fts5_idf(frequency, rows) * (K1 + 1.0)

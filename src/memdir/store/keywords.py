@@ -34,7 +34,7 @@ import numpy as np
 import numpy.typing as npt
 
 from memdir.store.base import UnitKind
-from memdir.store.fts import K1, B, fts5_idf
+from memdir.store.fts import K1, B, fts5_idf, smoothed_idf
 from memdir.store.terms import KINDS, TERM_LOG, FileTerms, read_terms
 
 logger = logging.getLogger(__name__)
@@ -297,11 +297,19 @@ class KeywordIndex:
             docs, counts = docs[live], counts[live]
         return docs, counts
 
-    def ideal(self, terms: Sequence[int]) -> float:
-        """The score of a unit of average length holding each term once: the sum of the
-        terms' idf (FTS5's, over every unit). A query's keyword scores divided by this
-        compare across queries (``memdir.search.calibration``)."""
-        return sum(fts5_idf(len(self._live_postings(term)[0]), self.rows) for term in terms)
+    def coverage(self, terms: Sequence[int], unit_ids: Sequence[int]) -> dict[int, float]:
+        """For each unit, the share of the query's information it holds: the summed
+        ``smoothed_idf`` of the query terms in it over that of every query term."""
+        ids = np.asarray(unit_ids, dtype=np.int32)
+        held = np.zeros(len(ids), dtype=np.float64)
+        total = 0.0
+        for term in dict.fromkeys(terms):
+            docs = self._live_postings(term)[0]
+            weight = smoothed_idf(len(docs), self.rows)
+            total += weight
+            held += weight * np.isin(ids, docs)
+        shares = held / total if total > 0.0 else held
+        return {int(unit): float(share) for unit, share in zip(ids, shares, strict=True)}
 
 
 def _joined(

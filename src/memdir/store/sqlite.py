@@ -43,10 +43,10 @@ from memdir.store.connect import (
 from memdir.store.fts import (
     TermStats,
     every_phrase,
-    fts5_idf,
     phrase_frequencies,
     ranked_units,
     refresh_stats,
+    smoothed_idf,
 )
 from memdir.store.keywords import KeywordIndex
 from memdir.store.migrations import (
@@ -472,28 +472,50 @@ class SqliteStore:
                 conn.execute("COMMIT")
         return ranked_units(conn, self._term_stats, expression, sources, kinds, limit)
 
-    def keyword_ideal(self, match_expression: str) -> float | None:
-        """What :meth:`keyword_search_kinds` would score a unit of average length holding
-        each phrase once: the sum of the phrases' idf. Scores divided by it compare across
-        queries. None for expressions other than an OR of quoted phrases."""
+    def keyword_coverage(
+        self, match_expression: str, unit_ids: Sequence[int]
+    ) -> dict[int, float] | None:
+        """For each unit, the share of the query's information it holds (its phrases'
+        ``smoothed_idf`` over all of the query's), comparable across queries. None for
+        expressions other than an OR of quoted phrases."""
         phrases = every_phrase(match_expression)
         if phrases is None:
             return None
+        ids = list(dict.fromkeys(unit_ids))
+        if not ids:
+            return {}
         with self._lock, self._translated() as db:
-            return retry_locked(lambda: self._ideal(db.conn, match_expression, phrases), db.errors)
+            return retry_locked(
+                lambda: self._coverage(db.conn, match_expression, phrases, ids), db.errors
+            )
 
-    def _ideal(self, conn: sqlite3.Connection, expression: str, phrases: list[str]) -> float:
+    def _coverage(
+        self, conn: sqlite3.Connection, expression: str, phrases: list[str], ids: list[int]
+    ) -> dict[int, float]:
         terms = self._query_terms(conn, expression)
         if terms is not None:
             conn.execute("BEGIN")
             try:
                 if self._keywords.refresh(conn):
-                    return self._keywords.ideal(terms)
+                    return self._keywords.coverage(terms, ids)
             finally:
                 conn.execute("COMMIT")
         refresh_stats(conn, self._term_stats)
-        found = phrase_frequencies(conn, self._term_stats, phrases)
-        return sum(fts5_idf(found[p], self._term_stats.rows) for p in phrases)
+        distinct = list(dict.fromkeys(phrases))
+        found = phrase_frequencies(conn, self._term_stats, distinct)
+        held = dict.fromkeys(ids, 0.0)
+        total = 0.0
+        marks = _marks(len(ids))
+        for phrase in distinct:
+            weight = smoothed_idf(found[phrase], self._term_stats.rows)
+            total += weight
+            rows = conn.execute(
+                f"SELECT rowid FROM units_fts WHERE units_fts MATCH ? AND rowid IN ({marks})",
+                (phrase, *ids),
+            ).fetchall()
+            for (unit_id,) in rows:
+                held[int(unit_id)] += weight
+        return {unit: (value / total if total > 0.0 else 0.0) for unit, value in held.items()}
 
     def _query_terms(self, conn: sqlite3.Connection, expression: str) -> list[int] | None:
         """The term hash of each phrase of an ``"a" OR "b"`` expression, in order; None

@@ -15,6 +15,7 @@ from memdir.interfaces.cli._app import (
     print_json,
     progress_bar,
     state,
+    to_jsonable,
 )
 
 index_app = make_app("Build and inspect the search index (derived from the files).")
@@ -82,21 +83,44 @@ def search(
     scope: Annotated[str, typer.Option(help="agent, global or all.")] = "agent",
     explain: Annotated[bool, typer.Option("--explain", help="Show the score breakdown.")] = False,
     no_sync: Annotated[bool, typer.Option("--no-sync", help="Skip the index sync.")] = False,
+    history: Annotated[
+        bool,
+        typer.Option(
+            "--history",
+            help="Also show lines of superseded or forgotten facts, last and marked RETIRED.",
+        ),
+    ] = False,
     as_json: JsonOption = False,
 ) -> None:
     """Hybrid search over memory files; hits cite path:start-end (the memory_search tool)."""
     with state(ctx).open_memory() as memory:
         if not no_sync:  # scope all: every agent's new notes; graphs: `memdir index sync`
             memory.sync(optimize=False, all_agents=scope == "all")
-        results = memory.search(query, max_results=max_results, min_score=min_score, scope=scope)
+        results = memory.search(
+            query, max_results=max_results, min_score=min_score, scope=scope,
+            include_history=history,
+        )  # fmt: skip
     if as_json:
-        print_json({"hits": results.hits, "notice": results.notice})
+        print_json(
+            {
+                "confidence": results.confidence,
+                "hits": [{**to_jsonable(h), "citation": h.citation} for h in results.hits],
+                "notice": results.notice,
+            }
+        )
         return
     if not results.hits:
         hint = " (--min-score 0 shows the weak matches)" if results.below_floor else ""
         typer.echo(f"{results.notice}{hint}")
+    from memdir.search.lifecycle import describe_retired
+
     for hit in results.hits:
-        console.print(f"[bold]{hit.citation}[/bold]  score {hit.score:.3f}", highlight=False)
+        retired = "" if hit.retired is None else f"  RETIRED: {describe_retired(hit.retired)}"
+        console.print(
+            f"[bold]{hit.citation}[/bold]  score {hit.score:.3f}{retired}",
+            highlight=False,
+            soft_wrap=True,
+        )
         if explain:
             parts = ", ".join(f"{k}={v:.3f}" for k, v in hit.breakdown.items())
             console.print(f"  [dim]{parts}[/dim]", highlight=False)

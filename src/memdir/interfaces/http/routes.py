@@ -67,11 +67,18 @@ def search_memory(
     min_score: Annotated[float | None, Query(ge=0.0, le=2.0)] = None,
     scope: Literal["agent", "global", "all"] = "agent",
     sync: Annotated[bool, Query(description="Sync the index first (incremental).")] = True,
+    include_history: Annotated[
+        bool,
+        Query(description="Also lines of superseded or forgotten facts, last, with `retired`."),
+    ] = False,
 ) -> dict[str, Any]:
     """Hybrid search; each hit carries its ``path:start-end`` citation and score breakdown."""
     if sync:  # scope=all reads every agent's workspace: sync every agent's new notes first
         memory.sync(optimize=False, all_agents=scope == "all")  # graphs: /index/sync
-    results = memory.search(query, max_results=max_results, min_score=min_score, scope=scope)
+    results = memory.search(
+        query, max_results=max_results, min_score=min_score, scope=scope,
+        include_history=include_history,
+    )  # fmt: skip
     hits = [{**jsonable_encoder(hit), "citation": hit.citation} for hit in results.hits]
     return {
         "query": query,

@@ -32,8 +32,22 @@ import numpy as np
 
 from memdir.errors import InvalidInputError, StoreError
 from memdir.store.base import EmbedderIdentity
-from memdir.store.fact_records import Fact, FactEvent, FactFilter, FactStamp, Vector
-from memdir.store.fact_rows import check_identity, identity_from_meta, identity_rows
+from memdir.store.fact_records import (
+    Fact,
+    FactEvent,
+    FactFilter,
+    FactStamp,
+    RetiredLine,
+    Vector,
+)
+from memdir.store.fact_rows import (
+    RETIRED_COLUMNS,
+    RETIRED_WHERE,
+    check_identity,
+    identity_from_meta,
+    identity_rows,
+    retired_from_row,
+)
 from memdir.store.postgres import facts_sql as sql
 from memdir.store.postgres import schema as ddl
 from memdir.store.postgres.connect import (
@@ -291,6 +305,17 @@ class PostgresFactStore:
         clause, args = sql.where(self.scope, filt)
         query = f"SELECT {sql.COLUMNS} FROM facts f WHERE {clause} ORDER BY f.recorded_us, f.id"
         return [sql.fact_from_row(r) for r in self._rows(query, args)]
+
+    def retired_lines(self, scopes: Sequence[str]) -> list[RetiredLine]:
+        """The note lines of ``scopes`` that hold no current fact (``RetiredLine``)."""
+        if not scopes:
+            return []
+        query = (
+            f"SELECT {RETIRED_COLUMNS} FROM fact_events e LEFT JOIN facts f "
+            "ON f.id = e.fact_id AND f.scope = e.scope "
+            f"WHERE e.scope = ANY(%s) AND {RETIRED_WHERE}"
+        )
+        return [retired_from_row(r) for r in self._rows(query, (list(scopes),))]
 
     def vector_shas(self) -> dict[str, str]:
         """Fact id -> sha256 of the text its stored vector was computed from."""

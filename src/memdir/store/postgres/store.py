@@ -317,9 +317,11 @@ class PostgresStore:
             lambda c: reads.keyword_search(c, tokenizer, match_expression, sources, wanted, limit)
         )
 
-    def keyword_ideal(self, match_expression: str) -> float | None:
-        """None: ``ts_rank_cd`` has no idf to measure a score against, so search calibrates
-        its confidence on vector evidence alone (``memdir.search.calibration``)."""
+    def keyword_coverage(
+        self, match_expression: str, unit_ids: Sequence[int]
+    ) -> dict[int, float] | None:
+        """None: not measured here yet, so search calibrates its confidence on vector
+        evidence alone (``memdir.search.calibration``)."""
         return None
 
     def vector_search(

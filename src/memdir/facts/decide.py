@@ -30,10 +30,30 @@ applies these rules to the candidates (the most similar valid facts), in order:
    tired") is too broad on its own: it needs cosine >= ``NARROW_SUBJECT_COSINE``
    too. ``is`` followed by an ``-ing`` word ("Anna is planning to ...") is an
    auxiliary verb, not a copula, and gives no split.
-3. **update cue** -> ``supersede``: the new text says ``no longer``,
-   ``anymore``, ``changed``, ``switched``, ``moved`` or ``instead``, and a
-   candidate of the same category has cosine >= ``UPDATE_COSINE``.
-4. otherwise ``add``.
+3. **same frame, new value** -> ``supersede``: both texts start with the same words,
+   two of them or more content words (the subject and usually its verb: "the release
+   train ships every ..."), the words they share at the start and the end cover more than
+   half of the older fact's content words, and what is left differs on both sides (the
+   value: "second Tuesday" / "Thursday", "02:00" / "03:30"). The two values must be of
+   one kind (numbers, times or dates, names) unless the new text has an update cue (rule
+   4): "appreciates Nate's support for her writing" / "... for her ice cream making" can
+   both be true. A difference in the first words is another subject ("the staging
+   server ..." / "the production server ..."), not a new value.
+4. **update cue** -> ``supersede``: the new text says the world changed (``now``, ``no
+   longer``, ``anymore``, ``moved``, ``switched``, ``changed to``, ``took over``,
+   ``replaced``, ``instead of``, ``was raised/lowered/upgraded/renamed/... to``) and a
+   candidate shares more than half of its content words with it (at least two, or all
+   of them), or has cosine >= ``UPDATE_COSINE`` and the same category. With a cue, a
+   one-word subject of rule 2 ("My manager is now Dmitri") needs cosine >=
+   ``NARROW_CUE_COSINE`` instead of ``NARROW_SUBJECT_COSINE``.
+5. otherwise ``add``.
+
+Rules 3 and 4 never fire when the new text says it adds (``too``, ``also``, ``as well``,
+``another``, ``in addition``): "Carla speaks Spanish too" keeps "Carla speaks Portuguese".
+Content words are compared lower-cased, without a plural ``s``, leaving out function words
+and numbers (numbers are values, not what a fact is about). A false supersession hides
+a fact that is still true, so the rules lean to ``add``: ``memdir bench updates`` counts
+both kinds of error on pairs of statements written for it.
 """
 
 from __future__ import annotations
@@ -50,6 +70,7 @@ from memdir.store.fact_records import Fact
 
 DUPLICATE_COSINE = 0.95
 NARROW_SUBJECT_COSINE = 0.85
+NARROW_CUE_COSINE = 0.6
 UPDATE_COSINE = 0.8
 
 Action = Literal["add", "update", "supersede", "none"]
@@ -124,7 +145,18 @@ _RELATION = re.compile(
     r"\b(?P<verb>live|lives|lived|living|work|works|worked|working|moved|move|stay|stays)"
     r"\s+(?:in|at|for|to)\b"
 )
-_UPDATE_CUES = re.compile(r"\b(?:no longer|anymore|any more|changed|switched|moved|instead)\b")
+_UPDATE_CUES = re.compile(
+    r"\b(?:now|no longer|anymore|any more|changed|switched|moved|instead|replaced|"
+    r"took over|taken over|takes over|(?:was|were|has been|have been|got) \w+ed to)\b"
+)
+_ADDITIVE_CUES = re.compile(r"\b(?:too|also|as well|another|in addition|additionally)\b")
+_FUNCTION_WORDS = frozenset(
+    """a an the my our your his her their its this that these those of to and or as s i we
+    you he she it they me us him them is are was were be been being am has have had do does
+    did will would shall should can could may might must on in at for with by from into onto
+    over under about after before since until than then there here which who whom whose what
+    when where how not no""".split()  # noqa: SIM905
+)
 
 
 def normalise(text: str) -> str:
@@ -196,27 +228,121 @@ def decide_heuristically(
     for cand in candidates:
         if _is_duplicate(new_text, split, cand):
             return FactDecision(action="none", target_id=cand.fact.id, reason="duplicate")
+    lowered = new_text.lower()
+    cued = _UPDATE_CUES.search(lowered) is not None
+    adds = _ADDITIVE_CUES.search(lowered) is not None
     if split is not None:
+        narrow_cosine = NARROW_CUE_COSINE if cued and not adds else NARROW_SUBJECT_COSINE
         for cand in candidates:
             other = split_statement(cand.fact.text)
             if other is None or other[0] != split[0] or other[1] == split[1]:
                 continue
             narrow = len(split[0]) == 1  # "Anna is ..." says too little about what changed
-            if not narrow or (cand.similarity or 0.0) >= NARROW_SUBJECT_COSINE:
-                return FactDecision(
-                    action="supersede", target_id=cand.fact.id, reason="same subject, new value"
-                )
-    if _UPDATE_CUES.search(new_text.lower()):
+            if not narrow or (cand.similarity or 0.0) >= narrow_cosine:
+                return _supersede(cand, "same subject, new value")
+    if adds:
+        return FactDecision(action="add", reason="says it adds to what is known")
+    for cand in candidates:
+        if same_frame(cand.fact.text, new_text, cued):
+            return _supersede(cand, "same frame, new value")
+    if cued:
         for cand in candidates:
-            if (
+            if shares_subject(cand.fact.text, new_text) or (
                 cand.similarity is not None
                 and cand.similarity >= UPDATE_COSINE
                 and (category is None or cand.fact.category == category)
             ):
-                return FactDecision(
-                    action="supersede", target_id=cand.fact.id, reason="update cue, similar fact"
-                )
+                return _supersede(cand, "update cue, same subject")
     return FactDecision(action="add", reason="new information")
+
+
+def _supersede(cand: FactCandidate, reason: str) -> FactDecision:
+    return FactDecision(action="supersede", target_id=cand.fact.id, reason=reason)
+
+
+def _frame_tokens(text: str) -> list[str]:
+    """Lower-case words without a plural ``s``, adverbs and ``no longer`` dropped."""
+    words = [w.removesuffix("'s") for w in _WORD.findall(text.lower())]
+    out = []
+    for word in words:
+        if word in _ADVERBS:
+            continue
+        if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
+            word = word[:-1]
+        out.append(word)
+    return out
+
+
+def _is_content(word: str) -> bool:
+    return word not in _FUNCTION_WORDS and not any(c.isdigit() for c in word)
+
+
+_NUMBER_WORDS = frozenset(
+    """zero one two three four five six seven eight nine ten eleven twelve twenty thirty
+    forty fifty hundred thousand million first second third fourth fifth half double
+    single""".split()  # noqa: SIM905
+)
+_TIME_WORDS = frozenset(
+    """monday tuesday wednesday thursday friday saturday sunday weekday weekend january
+    february march april may june july august september october november december morning
+    afternoon evening night noon midnight daily weekly monthly yearly quarterly am pm
+    today tomorrow yesterday""".split()  # noqa: SIM905
+)
+
+
+def _kinds(words: Sequence[str], names: set[str]) -> set[str]:
+    """What kinds of value ``words`` hold: a number, a time or date, a name."""
+    kinds = set()
+    for word in words:
+        if any(c.isdigit() for c in word) or word in _NUMBER_WORDS:
+            kinds.add("number")
+        if word in _TIME_WORDS:
+            kinds.add("time")
+        if word in names:
+            kinds.add("name")
+    return kinds
+
+
+def _names(text: str) -> set[str]:
+    """Capitalised words after the first: names of people, products, places."""
+    words = re.findall(r"[A-Za-z][\w-]*", text)
+    return {w.lower().removesuffix("'s") for w in words[1:] if w[0].isupper()}
+
+
+def same_frame(old: str, new: str, cued: bool = False) -> bool:
+    """Rule 3: the same leading words (two content words or more), more than half of the
+    old fact's content words shared at the start and end, and a differing value left, of
+    the same kind on both sides (a number, a time, a name) unless the new text says it is
+    an update (``cued``): "writing projects" / "ice cream making" may both be true."""
+    a, b = _frame_tokens(old), _frame_tokens(new)
+    prefix = 0
+    while prefix < min(len(a), len(b)) and a[prefix] == b[prefix]:
+        prefix += 1
+    suffix = 0
+    while (
+        suffix < min(len(a), len(b)) - prefix and a[len(a) - 1 - suffix] == b[len(b) - 1 - suffix]
+    ):
+        suffix += 1
+    if prefix + suffix >= min(len(a), len(b)):
+        return False  # one text is the other plus words: not a new value
+    if sum(_is_content(w) for w in a[:prefix]) < 2:
+        return False
+    content = [w for w in a if _is_content(w)]
+    shared = [w for w in a[:prefix] + a[len(a) - suffix :] if _is_content(w)]
+    if not content or len(shared) * 2 <= len(content):
+        return False
+    old_value, new_value = a[prefix : len(a) - suffix], b[prefix : len(b) - suffix]
+    return cued or bool(_kinds(old_value, _names(old)) & _kinds(new_value, _names(new)))
+
+
+def shares_subject(old: str, new: str) -> bool:
+    """Rule 4's overlap: the new text holds more than half of the old fact's content words,
+    at least two of them, or all of them."""
+    content = {w for w in _frame_tokens(old) if _is_content(w)}
+    if not content:
+        return False
+    shared = content & set(_frame_tokens(new))
+    return len(shared) == len(content) or (len(shared) >= 2 and len(shared) * 2 > len(content))
 
 
 def build_decision_prompt(new_text: str, candidates: Sequence[FactCandidate]) -> str:

@@ -76,6 +76,38 @@ def calibrate(
     typer.echo(json.dumps(result, indent=1))
 
 
+@app.command("updates")
+def updates(
+    embedder: Annotated[
+        str, typer.Option(help="local (the bundled model) or none (keyword-only).")
+    ] = "local",
+    held_out: Annotated[
+        bool,
+        typer.Option("--held-out", help="The pairs written after the rules were, run once."),
+    ] = False,
+) -> None:
+    """Does a new statement supersede the right fact, and only that one? (no LLM)
+
+    Saves pairs of statements (an older fact, then an update, another fact or a repeat)
+    into fresh memories through the heuristic fact decider and prints update recall,
+    supersession precision and the pairs it got wrong (docs/benchmarks.md).
+    """
+    if embedder not in ("local", "none"):
+        raise typer.BadParameter(f"unknown --embedder {embedder!r}; use local or none")
+    from memdir.bench.updates import run_updates
+    from memdir.embeddings import create_embedder
+
+    model = create_embedder(embedder) if embedder == "local" else None
+    with progress_bar("updates") as bar:
+
+        def progress(done: int, total: int) -> None:
+            if bar is not None:
+                bar(done, total, "pairs")
+
+        result = run_updates(model, progress=progress, held_out=held_out)
+    typer.echo(json.dumps(result, indent=1))
+
+
 VECTOR_BACKENDS = ("auto", "numpy", "sqlite-vec")
 STORES = ("sqlite", "postgres", "both")
 

@@ -267,3 +267,32 @@ def test_invalid_scope_and_closed_store_are_clear_errors(
     store = PostgresFactStore(pg_server.dsn, schema=pg_schema)
     with pytest.raises(StoreError, match="not open"):
         store.list_facts(FactFilter())
+
+
+def test_retired_lines_name_superseded_and_forgotten_facts_of_each_scope(
+    open_book: OpenBook,
+) -> None:
+    shared = open_book()
+    coder = open_book(agent="coder")
+    old = shared.save("The standup is at 9:30")
+    new = shared.save("The standup moved to 10:00")
+    gone = coder.save("The build cache lives in /tmp/cache")
+    coder.forget(query="build cache", reason="moved to the CI runners")
+    assert old.fact is not None
+    assert new.fact is not None
+    assert new.superseded is not None
+    assert gone.fact is not None
+    lines = shared.store.retired_lines(["global", "agent:coder"])
+    found = {(r.scope, r.kind, r.fact_id) for r in lines}
+    assert found == {
+        ("global", "superseded", old.fact.id),
+        ("agent:coder", "forgotten", gone.fact.id),
+        ("agent:coder", "forget-record", gone.fact.id),
+    }
+    superseded = next(r for r in lines if r.kind == "superseded")
+    assert (superseded.path, superseded.line) == (old.fact.source_path, old.fact.source_line)
+    assert superseded.valid_to == new.fact.valid_from
+    forgotten = next(r for r in lines if r.kind == "forgotten")
+    assert forgotten.reason == "moved to the CI runners"
+    assert shared.store.retired_lines(["global"]) == [superseded]
+    assert shared.store.retired_lines([]) == []

@@ -6,7 +6,9 @@ query for the expanded query vector; it fuses each kind (relative-score fusion b
 default, RRF or weighted on request), lets blocks inherit relevance from their
 chunks and the blocks around them (an answer from its question), demotes lines
 attributed to someone other than the query names (``attribution``), applies the
-bounded recency boost, optional MMR, ``min_score`` and merges spans per file.
+bounded recency boost, leaves out (or marks) lines of retired facts (``lifecycle``),
+scores hits by the calibrated confidence (``calibration``), then optional MMR,
+``min_score`` and merges spans per file.
 With no embedder the search is keyword-only. The query embedding and the first
 vector queries run in a worker thread while the full-text pass runs in the
 caller's (stores answer vector queries on a connection of their own).

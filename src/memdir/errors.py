@@ -20,13 +20,66 @@ tool error, the REST API answers with problem JSON.
     └── ChatModelError           a chat model provider failed
         ├── ContextLengthError   the request exceeded the model's context window
         └── StructuredOutputError  the model's JSON failed validation after repair
+
+An error that knows the next step carries it as a ``NextStep``: a sentence with a
+slot and the name of an action (``list_files``, ``replace_all``, ...). The core
+never names a CLI command, an MCP tool or a REST route; each edge fills the slot
+from its own vocabulary (``describe(names)``), so the CLI says "see which files
+exist with `memdir files list`" where MCP says "... with memory_list_files".
+``str(error)`` uses the Python API's names (``PYTHON_STEP_NAMES``).
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Literal, get_args
+
+Action = Literal["list_files", "read_file", "write_file", "recall", "replace_all", "list_sessions"]
+"""What a next step can point to; every edge's vocabulary names each one."""
+
+ACTIONS: tuple[str, ...] = get_args(Action)
+
+PYTHON_STEP_NAMES: Mapping[str, str] = {
+    "list_files": "Memory.list_files()",
+    "read_file": "Memory.read_file(path)",
+    "write_file": "Memory.write_file(path, content)",
+    "recall": "Memory.recall(query)",
+    "replace_all": "pass replace_all=True",
+    "list_sessions": "Memory.sessions()",
+}
+
+
+@dataclass(frozen=True)
+class NextStep:
+    """What to do next: ``text`` with a ``{}`` slot where an edge puts its name of ``action``."""
+
+    text: str
+    action: Action
+
+    def render(self, names: Mapping[str, str]) -> str:
+        return self.text.replace("{}", names.get(self.action, PYTHON_STEP_NAMES[self.action]))
+
 
 class MemdirError(Exception):
-    """Root of every error memdir raises on purpose."""
+    """Root of every error memdir raises on purpose.
+
+    ``next_step`` (optional) says what to do about it, in words each edge completes.
+    """
+
+    def __init__(self, *args: object, next_step: NextStep | None = None) -> None:
+        super().__init__(*args)
+        self.next_step = next_step
+
+    def describe(self, names: Mapping[str, str] = PYTHON_STEP_NAMES) -> str:
+        """The message, with the next step in the terms of ``names`` (an edge's vocabulary)."""
+        message = super().__str__()
+        if self.next_step is None:
+            return message
+        return f"{message}; {self.next_step.render(names)}"
+
+    def __str__(self) -> str:
+        return self.describe()
 
 
 class ConfigError(MemdirError):

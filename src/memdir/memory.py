@@ -37,6 +37,7 @@ from memdir.errors import (
     IndexMismatchError,
     InvalidInputError,
     InvalidPathError,
+    NextStep,
     NotFoundError,
     StoreError,
 )
@@ -559,7 +560,7 @@ class Memory:
                 "searching all agents is disabled; set search.cross_agent = true to allow it"
             )
         options = SearchOptions(
-            max_results=max_results or cfg.max_results,
+            max_results=cfg.max_results if max_results is None else max_results,
             min_score=cfg.min_score if min_score is None else min_score,
             fusion=cfg.fusion,
             vector_weight=cfg.vector_weight,
@@ -640,8 +641,8 @@ class Memory:
         session = self.session(session_id)
         if not session.exists:
             raise NotFoundError(
-                f"no session {session_id!r} for {self.agent_id or 'the global workspace'}; "
-                "list them with `memdir session list`"
+                f"no session {session_id!r} for {self.agent_id or 'the global workspace'}",
+                next_step=NextStep("list them with {}", "list_sessions"),
             )
         return transcript_messages(session.load())
 

@@ -70,6 +70,17 @@ class ToolError(MemdirError):
     """A tool call failed; the message is meant for the agent that made the call."""
 
 
+TOOL_STEP_NAMES = {
+    "list_files": "memory_list_files",
+    "read_file": "memory_read_file",
+    "write_file": "memory_write_file",
+    "recall": "memory_recall (or memory_list_facts)",
+    "replace_all": "pass replace_all=true",
+    "list_sessions": "the session list of the memdir CLI (`memdir session list`)",
+}
+"""How the tools name each next step an error can point to (``memdir.errors.Action``)."""
+
+
 # -- arguments ------------------------------------------------------------------------
 
 Scope = Literal["agent", "global", "all"]
@@ -345,7 +356,7 @@ class ToolSpec(Generic[ArgsT]):
         try:
             result = self.run(memory, args)
         except MemdirError as exc:
-            raise ToolError(f"{self.name} failed: {exc}") from exc
+            raise ToolError(f"{self.name} failed: {exc.describe(TOOL_STEP_NAMES)}") from exc
         return result if isinstance(result, ToolResult) else ToolResult(result)
 
 

@@ -91,11 +91,13 @@ def script(tmp_path: Path) -> Path:
 
 def test_without_a_model_chat_explains_how_to_configure_one(home: Path) -> None:
     result = CliRunner().invoke(chat_app(), ["--home", str(home), "chat"])
-    assert result.exit_code == 0
-    assert "[llm]" in result.stdout
-    assert 'provider = "openai"' in result.stdout
-    assert "MEMDIR_LLM__PROVIDER" in result.stdout
-    assert "OPENAI_API_KEY" in result.stdout
+    assert result.exit_code == 2  # it did not chat: scripts must not take it for success
+    assert result.stdout == ""
+    assert "llm.provider" in result.stderr  # names the setting
+    assert "[llm]" in result.stderr
+    assert 'provider = "openai"' in result.stderr
+    assert "MEMDIR_LLM__PROVIDER" in result.stderr
+    assert "OPENAI_API_KEY" in result.stderr
     assert "Traceback" not in result.output
     assert not (home / "sessions").exists()
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from datetime import timedelta
 from pathlib import Path
@@ -98,10 +99,14 @@ def test_forget_by_id_and_by_query_hides_and_audits(book: FactBook) -> None:
 
 def test_forget_errors_name_the_next_step(book: FactBook) -> None:
     book.save("I prefer tea over coffee")
-    with pytest.raises(NotFoundError, match="memory_recall"):
+    with pytest.raises(NotFoundError, match=re.escape("find it with Memory.recall(")) as by_id:
         book.forget("f-aaaaaaaaaa", reason="x")
-    with pytest.raises(NotFoundError, match="memory_recall"):
+    assert by_id.value.next_step is not None
+    assert by_id.value.next_step.action == "recall"  # each edge names it in its own terms
+    with pytest.raises(NotFoundError, match="forget it by id") as by_query:
         book.forget(query="quantum chromodynamics", reason="x")
+    assert by_query.value.next_step is not None
+    assert by_query.value.next_step.action == "recall"
     with pytest.raises(InvalidInputError, match="exactly one"):
         book.forget(reason="x")
     with pytest.raises(InvalidInputError, match="not valid"):

@@ -117,7 +117,7 @@ def test_failed_edit_of_a_fallback_file_creates_nothing(agent_ws: Workspace) -> 
 
 def test_other_files_do_not_fall_back(agent_ws: Workspace, global_ws: Workspace) -> None:
     global_ws.write_file("memory/projects.md", "global only\n")
-    with pytest.raises(NotFoundError, match="memory_list_files"):
+    with pytest.raises(NotFoundError, match="does not exist"):
         agent_ws.read_file("memory/projects.md")
 
 

@@ -134,7 +134,7 @@ def test_edit_replaces_one_occurrence(global_ws: Workspace) -> None:
 
 def test_edit_missing_text_changes_nothing(global_ws: Workspace) -> None:
     global_ws.write_file("MEMORY.md", "- likes tea\n")
-    with pytest.raises(EditError, match=re.escape("'likes cocoa' was not found in 'MEMORY.md'")):
+    with pytest.raises(EditError, match=re.escape("'likes cocoa', was not found in 'MEMORY.md'")):
         global_ws.edit_file("MEMORY.md", "likes cocoa", "x")
     assert global_ws.read_file("MEMORY.md") == "- likes tea\n"
 
@@ -155,7 +155,7 @@ def test_replace_all_with_a_single_occurrence_returns_one(global_ws: Workspace) 
 
 def test_edit_refuses_empty_old_text(global_ws: Workspace) -> None:
     global_ws.write_file("MEMORY.md", "text\n")
-    with pytest.raises(InvalidInputError, match="old_text is empty"):
+    with pytest.raises(InvalidInputError, match="text to replace is empty"):
         global_ws.edit_file("MEMORY.md", "", "x")
     assert global_ws.read_file("MEMORY.md") == "text\n"
 

@@ -26,7 +26,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Literal
 
-from memdir.errors import InvalidInputError
+from memdir.errors import InvalidInputError, NextStep
 from memdir.workspace import lock_file, read_markdown, write_atomic
 from memdir.workspace.atomic import create_exclusive
 
@@ -182,8 +182,8 @@ def replace_guarded(
     proposed = _with_newline(new_text)
     if not proposed:
         raise InvalidInputError(
-            f"the new text for {name!r} is empty; a curation rewrite must keep content "
-            "(clear the file with memory_write_file if that is really meant)"
+            f"the new text for {name!r} is empty; a curation rewrite must keep content",
+            next_step=NextStep("clear the file with {} if that is really meant", "write_file"),
         )
     path = root / name
     if dry_run:

@@ -17,7 +17,7 @@ from memdir.facts.decide import DecideFn
 from memdir.facts.recall import RecalledFact, list_facts, recall
 from memdir.facts.render import format_facts_for_prompt, top_salient_facts
 from memdir.facts.replay import FactSyncReport, rebuild_facts, sync_facts
-from memdir.facts.saving import Clock, SaveOutcome, forget, save_fact, utc_clock
+from memdir.facts.saving import FIND_FACT, Clock, SaveOutcome, forget, save_fact, utc_clock
 from memdir.store.fact_records import Fact
 from memdir.store.facts_protocol import FactStore
 from memdir.store.facts_sqlite import SqliteFactStore
@@ -107,7 +107,7 @@ class FactBook:
     def get(self, fact_id: str) -> Fact:
         fact = self.store.get_facts([fact_id]).get(fact_id)
         if fact is None:
-            raise NotFoundError(f"no fact has the id {fact_id!r}; find it with memory_recall")
+            raise NotFoundError(f"no fact has the id {fact_id!r}", next_step=FIND_FACT)
         return fact
 
     def list_facts(

@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 
 from memdir.embeddings.base import Embedder, Vectors
-from memdir.errors import InvalidInputError, NotFoundError
+from memdir.errors import InvalidInputError, NextStep, NotFoundError
 from memdir.facts.categories import check_category, classify_fact
 from memdir.facts.decide import (
     Action,
@@ -47,6 +47,7 @@ DEFAULT_IMPORTANCE = 5
 CANDIDATES = 8
 FORGET_MIN_COSINE = 0.5
 _SHOWN_CHARS = 120
+FIND_FACT = NextStep("find it with {}", "recall")
 
 
 @dataclass(frozen=True)
@@ -230,12 +231,12 @@ def _find_to_forget(
     if fact_id is not None:
         if not isinstance(fact_id, str) or not FACT_ID.fullmatch(fact_id):
             raise InvalidInputError(
-                f"fact id {fact_id!r} is not valid; ids look like 'f-ab12cd34ef' "
-                "(find them with memory_recall)"
+                f"fact id {fact_id!r} is not valid; ids look like 'f-ab12cd34ef'",
+                next_step=FIND_FACT,
             )
         fact = store.get_facts([fact_id]).get(fact_id)
         if fact is None:
-            raise NotFoundError(f"no fact has the id {fact_id!r}; find it with memory_recall")
+            raise NotFoundError(f"no fact has the id {fact_id!r}", next_step=FIND_FACT)
         return fact
     hits = recall(store, embedder, query or "", limit=1, now=now, record_access=False)
     best = hits[0] if hits else None
@@ -243,7 +244,7 @@ def _find_to_forget(
         best.breakdown.keyword is None and (best.breakdown.vector or 0.0) < FORGET_MIN_COSINE
     ):
         raise NotFoundError(
-            f"no fact matches {query!r} closely enough to forget it; find the fact with "
-            "memory_recall and forget it by id"
+            f"no fact matches {query!r} closely enough to forget it",
+            next_step=NextStep("find the fact with {} and forget it by id", "recall"),
         )
     return best.fact

@@ -148,7 +148,10 @@ class KeywordIndex:
         stamp = (int(conn.execute("PRAGMA data_version").fetchone()[0]), *state)
         if stamp != self._checked:
             count, top = conn.execute("SELECT count(*), coalesce(max(id), 0) FROM units").fetchone()
-            self._complete = int(count) == self.rows and int(top) < len(self.kinds)
+            # an empty index is complete: no unit, no id past the arrays (``top`` is 0)
+            self._complete = int(count) == self.rows and (
+                int(count) == 0 or int(top) < len(self.kinds)
+            )
             self._checked = stamp
             if not self._complete:
                 logger.warning(

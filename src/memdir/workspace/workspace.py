@@ -15,7 +15,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from memdir.errors import EditError, InvalidInputError, InvalidPathError, NotFoundError
+from memdir.errors import (
+    EditError,
+    InvalidInputError,
+    InvalidPathError,
+    NextStep,
+    NotFoundError,
+)
 from memdir.workspace import ritual, seeding
 from memdir.workspace.atomic import check_size, fsync_directory, read_markdown, write_atomic
 from memdir.workspace.bootstrap import (
@@ -41,6 +47,9 @@ logger = logging.getLogger(__name__)
 
 GLOBAL_DIR = "workspace"
 AGENTS_DIR = "agents"
+
+
+SEE_FILES = NextStep("see which files exist with {}", "list_files")
 
 
 @dataclass(frozen=True)
@@ -214,8 +223,7 @@ class Workspace:
         if fallback is not None:
             return str(relative), fallback
         raise NotFoundError(
-            f"{str(relative)!r} does not exist in the workspace; "
-            "see which files exist with memory_list_files"
+            f"{str(relative)!r} does not exist in the workspace", next_step=SEE_FILES
         )
 
     def file_info(self, path: str) -> FileInfo:
@@ -308,8 +316,10 @@ class Workspace:
             raise InvalidInputError("old_text and new_text must be strings")
         if not old_text:
             raise InvalidInputError(
-                "old_text is empty; pass the exact text to replace (use memory_write_file "
-                "to write a whole file)"
+                "the text to replace is empty",
+                next_step=NextStep(
+                    "pass the exact text to replace, or {} to replace the whole file", "write_file"
+                ),
             )
         relative, target = self._target(path)
         if target.is_file():
@@ -336,13 +346,16 @@ class Workspace:
         count = text.count(old_text)
         if count == 0:
             raise EditError(
-                f"old_text {_preview(old_text)} was not found in {relative!r}; read the file "
-                "with memory_read_file and copy the text exactly"
+                f"the text to replace, {_preview(old_text)}, was not found in {relative!r}",
+                next_step=NextStep("read the file with {} and copy the text exactly", "read_file"),
             )
         if count > 1 and not replace_all:
             raise EditError(
-                f"old_text {_preview(old_text)} occurs {count} times in {relative!r}; include "
-                "more surrounding text to make it unique, or pass replace_all=true"
+                f"the text to replace, {_preview(old_text)}, occurs {count} times in {relative!r}",
+                next_step=NextStep(
+                    "include more surrounding text to make it unique, or {} to replace every one",
+                    "replace_all",
+                ),
             )
         updated = (
             text.replace(old_text, new_text) if replace_all else text.replace(old_text, new_text, 1)
@@ -360,8 +373,7 @@ class Workspace:
                 target.unlink()
         except FileNotFoundError as exc:
             raise NotFoundError(
-                f"{relative!r} does not exist in the workspace; "
-                "see which files exist with memory_list_files"
+                f"{relative!r} does not exist in the workspace", next_step=SEE_FILES
             ) from exc
         fsync_directory(target.parent)
         logger.info("deleted %s in %s", relative, self.root)

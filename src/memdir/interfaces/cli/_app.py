@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -16,6 +17,22 @@ from typer.core import TyperGroup
 
 from memdir.errors import MemdirError
 
+CLI_STEP_NAMES = {
+    "list_files": "`memdir files list`",
+    "read_file": "`memdir files read PATH`",
+    "write_file": "`memdir files write PATH`",
+    "recall": "`memdir recall QUESTION` (or `memdir facts list`)",
+    "replace_all": "pass --all",
+    "list_sessions": "`memdir session list`",
+}
+"""How the CLI names each next step an error can point to (``memdir.errors.Action``)."""
+
+
+def describe_error(error: MemdirError) -> str:
+    """The error's message with its next step in CLI terms."""
+    return error.describe(CLI_STEP_NAMES)
+
+
 if TYPE_CHECKING:
     from memdir.config import LoadedSettings
 
@@ -27,14 +44,76 @@ JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON.")]
 
 
 class MemdirGroup(TyperGroup):
-    """Turns every ``MemdirError`` into one clear line on stderr and exit code 1."""
+    """Turns every ``MemdirError`` into one clear line on stderr and exit code 1, and lets
+    the global options (``--home``, ``--agent``, ``--set``, ``--verbose``) follow the
+    command as well as precede it: ``memdir mcp --agent coder`` is ``memdir --agent coder mcp``.
+    """
 
     def invoke(self, ctx: Any) -> Any:
         try:
             return super().invoke(ctx)
         except MemdirError as exc:
-            sys.stderr.write(f"Error: {exc}\n")
+            sys.stderr.write(f"Error: {describe_error(exc)}\n")
             raise typer.Exit(1) from None
+
+    def get_command(self, ctx: Any, cmd_name: str) -> Any:
+        command = super().get_command(ctx, cmd_name)
+        if command is not None and not hasattr(command, "commands"):  # a leaf, not a group
+            _accept_global_options(command)
+        return command
+
+
+def _accept_global_options(command: Any) -> None:
+    """Add the global options to a command, hidden, unless it has options of those names."""
+    if getattr(command, "_memdir_global_options", False):
+        return
+    taken = {opt for param in command.params for opt in param.opts}
+    for option in _global_options():
+        if not taken.intersection(option.opts):
+            command.params.append(option)
+    command._memdir_global_options = True
+
+
+def _store_global(field_name: str) -> Callable[[typer.Context, Any], None]:
+    """A callback that writes a global option given after the command into ``AppState``."""
+
+    def store(ctx: typer.Context, value: Any) -> None:
+        if value is None or value is False or value == [] or value == ():
+            return
+        app_state = state(ctx)
+        if field_name == "overrides":
+            app_state.overrides.extend(value)
+        elif field_name == "verbose":
+            logging.getLogger().setLevel(logging.INFO)
+        else:
+            setattr(app_state, field_name, value)
+
+    return store
+
+
+_HIDDEN: dict[str, Any] = {"hidden": True, "expose_value": False}
+
+
+def _global_options_stand_in(
+    home: Annotated[Path | None, typer.Option(callback=_store_global("home"), **_HIDDEN)] = None,
+    agent: Annotated[
+        str | None, typer.Option("--agent", "-a", callback=_store_global("agent"), **_HIDDEN)
+    ] = None,
+    set_: Annotated[
+        list[str] | None, typer.Option("--set", callback=_store_global("overrides"), **_HIDDEN)
+    ] = None,
+    verbose: Annotated[
+        bool, typer.Option("--verbose", "-v", callback=_store_global("verbose"), **_HIDDEN)
+    ] = False,
+) -> None:
+    """The global options as a command's parameters; typer builds them from this signature."""
+
+
+def _global_options() -> list[Any]:
+    """Fresh hidden copies of the global options, for one command."""
+    stand_in = typer.Typer(add_completion=False)
+    stand_in.command()(_global_options_stand_in)
+    return list(typer.main.get_command(stand_in).params)
 
 
 def make_app(help_text: str) -> typer.Typer:

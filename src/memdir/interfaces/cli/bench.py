@@ -16,7 +16,14 @@ app = make_app("Run benchmarks and print figures (JSON).")
 @app.command("locomo")
 def locomo(
     data: Annotated[
-        Path, typer.Option(help="LoCoMo JSON file (e.g. ../shared/bench/locomo-dev.json).")
+        Path,
+        typer.Option(
+            exists=True,
+            dir_okay=False,
+            readable=True,
+            help="LoCoMo JSON file: locomo10.json from the LoCoMo repository, or a subset in "
+            "its format (e.g. ../shared/bench/locomo-dev.json).",
+        ),
     ],
     budgets: Annotated[str, typer.Option(help="Token budgets, comma-separated.")] = "256,1024",
     k: Annotated[int, typer.Option(help="Hits asked of the retriever.")] = 20,

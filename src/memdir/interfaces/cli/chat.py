@@ -22,9 +22,10 @@ if TYPE_CHECKING:  # the agent, models and memory load when `chat` runs, not for
     from memdir.llm import ChatModel
 
 EXTRACTION_WAIT_S = 60.0
+NO_MODEL_EXIT = 2  # a configuration problem, like a usage error: the chat cannot start
 PROMPT = "you> "
 NO_MODEL_HELP = """\
-memdir chat needs a chat model, and none is configured (llm.provider = "none").
+memdir chat needs a chat model, and none is configured (the setting llm.provider is "none").
 
 Configure one in {home}/memdir.toml, for example:
 
@@ -74,8 +75,8 @@ def chat(
     app_state = state(ctx)
     loaded = app_state.settings()
     if loaded.settings.llm.provider in ("none", ""):
-        typer.echo(NO_MODEL_HELP.format(home=loaded.home))
-        raise typer.Exit(0)
+        typer.echo(NO_MODEL_HELP.format(home=loaded.home), err=True)
+        raise typer.Exit(NO_MODEL_EXIT)
     model, memory = _open(loaded, agent or app_state.agent)
     display = RichDisplay(console)
     with memory:
@@ -135,8 +136,8 @@ def _open(loaded: LoadedSettings, agent_id: str | None) -> tuple[ChatModel, Any]
     memory = Memory.open(agent_id=agent_id, settings=loaded)
     if memory.chat_model is None:  # a third-party provider that resolved to no model
         memory.close()
-        typer.echo(NO_MODEL_HELP.format(home=loaded.home))
-        raise typer.Exit(0)
+        typer.echo(NO_MODEL_HELP.format(home=loaded.home), err=True)
+        raise typer.Exit(NO_MODEL_EXIT)
     chat_model: ChatModel = memory.chat_model
     return chat_model, memory
 

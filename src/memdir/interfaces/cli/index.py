@@ -71,15 +71,54 @@ def status(
     if as_json:
         print_json(stats)
         return
-    for key, value in vars(stats).items():
-        typer.echo(f"{key}: {value}")
+    identity = stats.identity
+    built_by = (
+        f"{identity.provider} {identity.model} ({identity.dimensions} dimensions)"
+        if identity is not None
+        else "none (keyword-only, or nothing indexed yet)"
+    )
+    rows = [
+        ("index", stats.db_path),
+        ("files", f"{stats.files:,}"),
+        ("chunks", f"{stats.chunks:,}"),
+        ("blocks", f"{stats.blocks:,}"),
+        ("vectors", f"{stats.vectors:,}"),
+        ("cached embeddings", f"{stats.cached_embeddings:,}"),
+        ("embedder", built_by),
+        ("vector backend", stats.vector_backend),
+        *((key.replace("_", " "), _readable(value)) for key, value in stats.extra.items()),
+    ]
+    width = max(len(name) for name, _ in rows)
+    for name, value in rows:
+        typer.echo(f"{name:<{width}}  {value}")
+
+
+def _readable(value: object) -> str:
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, int):
+        return f"{value:,}"
+    if isinstance(value, dict):
+        return ", ".join(f"{k}: {_readable(v)}" for k, v in value.items()) or "none"
+    return str(value)
 
 
 def search(
     ctx: typer.Context,
     query: Annotated[str, typer.Argument(help="What to look for, in plain words.")],
-    max_results: Annotated[int | None, typer.Option("--max-results", "-n", help="Hits.")] = None,
-    min_score: Annotated[float | None, typer.Option(help="Drop hits below this score.")] = None,
+    max_results: Annotated[
+        int | None,
+        typer.Option(
+            "--max-results",
+            "-n",
+            min=1,
+            max=100,
+            help="How many hits, 1-100 (default: search.max_results).",
+        ),
+    ] = None,
+    min_score: Annotated[
+        float | None, typer.Option(min=0.0, help="Drop hits below this score.")
+    ] = None,
     scope: Annotated[str, typer.Option(help="agent, global or all.")] = "agent",
     explain: Annotated[bool, typer.Option("--explain", help="Show the score breakdown.")] = False,
     no_sync: Annotated[bool, typer.Option("--no-sync", help="Skip the index sync.")] = False,
@@ -103,6 +142,7 @@ def search(
     if as_json:
         print_json(
             {
+                "query": query,
                 "confidence": results.confidence,
                 "hits": [{**to_jsonable(h), "citation": h.citation} for h in results.hits],
                 "notice": results.notice,

@@ -17,7 +17,8 @@ HEADER = """# Command line reference
 
 Generated from `memdir --help` and each command's help by
 `python -m memdir.interfaces.cli.reference > docs/cli.md`; do not edit by hand.
-Global options (`--home`, `--agent`, `--set SECTION.KEY=VALUE`, `--verbose`) go before the command.
+Global options (`--home`, `--agent`, `--set SECTION.KEY=VALUE`, `--verbose`) go before or after
+the command: `memdir --agent coder mcp` and `memdir mcp --agent coder` are the same.
 """
 
 

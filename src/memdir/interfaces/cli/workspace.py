@@ -8,7 +8,14 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
-from memdir.interfaces.cli._app import JsonOption, console, make_app, print_json, state
+from memdir.interfaces.cli._app import (
+    JsonOption,
+    console,
+    err_console,
+    make_app,
+    print_json,
+    state,
+)
 
 files_app = make_app("List, read, write and edit workspace Markdown files.")
 prompt_files_app = make_app(
@@ -170,12 +177,24 @@ def ritual_finish(ctx: typer.Context) -> None:
 def get(
     ctx: typer.Context,
     path: Annotated[str, typer.Argument(help="Workspace-relative .md path.")],
-    from_line: Annotated[int | None, typer.Option("--from", help="First line (1-based).")] = None,
-    lines: Annotated[int | None, typer.Option("--lines", help="How many lines.")] = None,
+    from_line: Annotated[
+        int | None, typer.Option("--from", min=1, help="First line (1-based).")
+    ] = None,
+    lines: Annotated[int | None, typer.Option("--lines", min=1, help="How many lines.")] = None,
+    as_json: JsonOption = False,
 ) -> None:
-    """Print a workspace file with line numbers (the memory_get tool)."""
+    """Print lines of a workspace file, numbered (the memory_get tool)."""
     with state(ctx).open_memory() as memory:
-        typer.echo(memory.get(path, from_line=from_line, lines=lines))
+        part = memory.get(path, from_line=from_line, lines=lines)
+    if as_json:
+        print_json(part)
+        return
+    if part.total_lines == 0:
+        typer.echo(f"{part.path} is empty", err=True)
+        return
+    typer.echo(part.text)
+    shown = f"lines {part.start_line}-{part.end_line} of {part.total_lines}"
+    err_console.print(f"[dim]{part.path}: {shown}[/dim]", highlight=False)
 
 
 @files_app.command("list")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Mapping
+from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
@@ -84,6 +85,17 @@ PROBLEM_RESPONSES: dict[int | str, dict[str, object]] = {
 """Every error a route can answer, for the OpenAPI spec (all are problem JSON)."""
 
 
+REST_STEP_NAMES = {
+    "list_files": "GET /api/v1/files",
+    "read_file": "GET /api/v1/files/{path}",
+    "write_file": "PUT /api/v1/files/{path}",
+    "recall": "GET /api/v1/facts/recall (or GET /api/v1/facts)",
+    "replace_all": 'send "replace_all": true',
+    "list_sessions": "`memdir session list` on the server",
+}
+"""How the REST API names each next step an error can point to (``memdir.errors.Action``)."""
+
+
 class NotAvailableError(MemdirError):
     """A route whose feature is not wired in this version of memdir (HTTP 501)."""
 
@@ -123,7 +135,9 @@ def problem_for(error: MemdirError, instance: str | None = None) -> JSONResponse
     title = re.sub(r"(?<!^)(?=[A-Z])", " ", name.removesuffix("Error")).capitalize()
     if status >= 500 and status != 501:
         log.error("request %s failed: %s", instance, error)
-    return problem(status, title, str(error), TYPE_PREFIX + _slug(name), instance)
+    return problem(
+        status, title, error.describe(REST_STEP_NAMES), TYPE_PREFIX + _slug(name), instance
+    )
 
 
 async def _on_memdir_error(request: Request, exc: Exception) -> JSONResponse:
@@ -133,13 +147,28 @@ async def _on_memdir_error(request: Request, exc: Exception) -> JSONResponse:
 
 async def _on_validation_error(request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, RequestValidationError)
-    parts = []
-    for error in exc.errors():
-        where = ".".join(str(p) for p in error.get("loc", ()) if p not in ("body", "query", "path"))
-        parts.append(f"{where or 'request'}: {error.get('msg', 'invalid')}")
+    parts = [_validation_problem(error) for error in exc.errors()]
     return problem(
         422, "Invalid request", "; ".join(parts), TYPE_PREFIX + "invalid-request", request.url.path
     )
+
+
+_PLACES = {"query": "query parameter", "path": "path parameter", "header": "header",
+           "cookie": "cookie", "body": "body field"}  # fmt: skip
+
+
+def _validation_problem(error: Mapping[str, Any]) -> str:
+    """One validation error in REST terms: ``the query parameter 'query' is required``."""
+    loc = [str(part) for part in error.get("loc", ())]
+    place = _PLACES.get(loc[0], "") if loc else ""
+    name = ".".join(loc[1:] if place else loc)
+    if not name:
+        subject = "the request body" if place == "body field" else "the request"
+    else:
+        subject = f"the {place or 'field'} {name!r}"
+    if error.get("type") == "missing":
+        return f"{subject} is required"
+    return f"{subject}: {error.get('msg', 'invalid')}"
 
 
 async def _on_http_error(request: Request, exc: Exception) -> JSONResponse:

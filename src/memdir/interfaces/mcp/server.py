@@ -20,7 +20,7 @@ from mcp.shared.exceptions import MCPError
 
 from memdir import __version__
 from memdir.errors import MemdirError, NotFoundError
-from memdir.tools import TOOLS, ToolError, call_tool_result
+from memdir.tools import TOOL_STEP_NAMES, TOOLS, ToolError, call_tool_result
 
 if TYPE_CHECKING:
     from memdir.memory import Memory
@@ -123,7 +123,7 @@ def build_server(resolve: MemoryResolver, name: str = "memdir") -> Server[Any]:
             )
         except (ToolError, MemdirError) as exc:
             log.info("tool %s failed: %s", params.name, exc)
-            return _text_result(str(exc), is_error=True)
+            return _text_result(exc.describe(TOOL_STEP_NAMES), is_error=True)
         except Exception:  # boundary: one tool call must never take the server down
             log.exception("tool %s raised an unexpected error", params.name)
             return _text_result(
@@ -155,7 +155,7 @@ def build_server(resolve: MemoryResolver, name: str = "memdir") -> Server[Any]:
                 functools.partial(memory.system_prompt, session_kind=kind)
             )
         except MemdirError as exc:
-            raise MCPError(types.INVALID_PARAMS, str(exc)) from exc
+            raise MCPError(types.INVALID_PARAMS, exc.describe(TOOL_STEP_NAMES)) from exc
         content = types.TextContent(type="text", text=text)
         return types.GetPromptResult(
             description=f"memdir system prompt ({kind or 'default'} session)",
@@ -190,9 +190,9 @@ def build_server(resolve: MemoryResolver, name: str = "memdir") -> Server[Any]:
         try:
             text = await anyio.to_thread.run_sync(memory.read_file, uri[len(URI_PREFIX) :])
         except NotFoundError as exc:
-            raise MCPError(RESOURCE_NOT_FOUND, str(exc)) from exc
+            raise MCPError(RESOURCE_NOT_FOUND, exc.describe(TOOL_STEP_NAMES)) from exc
         except MemdirError as exc:
-            raise MCPError(types.INVALID_PARAMS, str(exc)) from exc
+            raise MCPError(types.INVALID_PARAMS, exc.describe(TOOL_STEP_NAMES)) from exc
         return types.ReadResourceResult(
             contents=[types.TextResourceContents(uri=uri, mime_type="text/markdown", text=text)]
         )

@@ -14,12 +14,13 @@ import threading
 from collections.abc import Callable, Mapping
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import replace
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from types import TracebackType
 from typing import Any, Literal, TypeVar
 
 from memdir import composition, prompt_assembly
+from memdir.activity import RecentActivity, collect_activity
 from memdir.config import LoadedSettings, SearchSettings, Settings, load_settings
 from memdir.context import Session, SessionInfo, list_sessions
 from memdir.curate import (
@@ -88,6 +89,7 @@ Scope = Literal["agent", "global", "all"]
 ProgressCallback = Callable[[int, int, str], None]
 T = TypeVar("T")
 _UNSET: Any = object()
+MAX_RECENT_DAYS = 3650
 
 TOOL_NAMES = tuple(tool.name for tool in TOOLS)  # the prompt names the tools tools.py defines
 BASE_PROMPT = prompt_assembly.BASE_PROMPT
@@ -625,6 +627,24 @@ class Memory:
         include_forgotten: bool = False,
     ) -> list[Fact]:
         return self.facts.list_facts(category, as_of, include_superseded, include_forgotten)
+
+    @mirrored(write=False)
+    def recent(self, days: float = 7.0, limit: int = 20) -> RecentActivity:
+        """What changed in the last ``days`` days, newest first (``memory_recent``): files
+        written (with the global files this workspace reads) and facts saved, superseded
+        or forgotten; at most ``limit`` of each."""
+        if not 0 < days <= MAX_RECENT_DAYS or limit < 1:
+            raise InvalidInputError(
+                f"recent activity covers 1 to {MAX_RECENT_DAYS} days and at least one entry; "
+                f"got {days!r} days and {limit!r} entries"
+            )
+        since = datetime.now(UTC) - timedelta(days=days)
+        facts = self._recovering(
+            lambda: self.list_facts(include_superseded=True, include_forgotten=True)
+        )
+        return collect_activity(
+            self.workspace.modified_files(since.timestamp()), facts, since, limit
+        )
 
     def _save_fact(self, text: str, category: str | None, importance: int | None) -> object:
         return self.save(text, category=category, importance=importance)

@@ -20,7 +20,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, Generic, Literal, TypeVar
 
 from pydantic import (
     AliasChoices,
@@ -28,10 +28,12 @@ from pydantic import (
     ConfigDict,
     Field,
     ValidationError,
+    WithJsonSchema,
     field_validator,
     model_validator,
 )
 
+from memdir.activity import RecentActivity
 from memdir.errors import MemdirError
 from memdir.facts import MAX_FACT_CHARS, Fact, RecalledFact, SaveOutcome
 from memdir.facts.safety import MAX_REASON_CHARS
@@ -157,20 +159,56 @@ class MemorySaveArgs(_Args):
     )
 
 
+AsOf = Annotated[
+    datetime | None,
+    WithJsonSchema(
+        {
+            "anyOf": [
+                {"type": "string", "format": "date-time"},
+                {"type": "string", "format": "date"},
+                {"type": "null"},
+            ]
+        }
+    ),
+]
+"""A moment as ISO 8601: a datetime, or a date (meaning the end of that day)."""
+
+
+def _end_of_day(value: object) -> object:
+    if isinstance(value, str) and len(value) == 10:
+        return f"{value}T23:59:59"  # a bare date means the end of that day
+    return value
+
+
 class MemoryRecallArgs(_Args):
     query: str = Field(min_length=1, max_length=2000, description="What you want to know.")
     category: str | None = _CATEGORY
-    as_of: datetime | None = Field(
+    as_of: AsOf = Field(
         None, description="ISO 8601 date or datetime: recall what was true at that moment."
     )
     limit: int = Field(5, ge=1, le=50, description="How many facts to return.")
 
-    @field_validator("as_of", mode="before")
-    @classmethod
-    def _date_only(cls, value: object) -> object:
-        if isinstance(value, str) and len(value) == 10:
-            return f"{value}T23:59:59"  # a bare date means the end of that day
-        return value
+    _date_only = field_validator("as_of", mode="before")(_end_of_day)
+
+
+class MemoryListFactsArgs(_Args):
+    category: str | None = _CATEGORY
+    as_of: AsOf = Field(
+        None, description="ISO 8601 date or datetime: the facts that were valid at that moment."
+    )
+    include_history: bool = Field(
+        False, description="Also list superseded and forgotten facts, marked as such."
+    )
+    limit: int = Field(50, ge=1, le=500, description="At most this many facts, newest first.")
+
+    _date_only = field_validator("as_of", mode="before")(_end_of_day)
+
+
+class MemoryRecentArgs(_Args):
+    days: float = Field(
+        7, gt=0, le=3650, description="How far back to look, in days (fractions allowed)."
+    )
+    limit: int = Field(20, ge=1, le=200, description="At most this many files and facts each.")
 
 
 class MemoryForgetArgs(_Args):
@@ -316,6 +354,45 @@ def render_forget(fact: Fact) -> str:
     return f"Retired: {render_fact(fact)}"
 
 
+def render_fact_list(facts: Sequence[Fact], limit: int, history: bool) -> str:
+    """Facts newest first, at most ``limit``, saying how many were left out."""
+    if not facts:
+        return "No saved facts." if not history else "No saved facts, current or retired."
+    shown = sorted(facts, key=lambda fact: fact.recorded_at, reverse=True)[:limit]
+    kind = "fact(s), current and retired," if history else "current fact(s)"
+    head = f"{len(facts)} {kind} newest first"
+    if len(facts) > limit:
+        head += f" (the {limit} newest shown; narrow by category or raise limit)"
+    return "\n".join([head + ":", *fence_data([render_fact(fact) for fact in shown])])
+
+
+def render_recent(activity: RecentActivity, days: float) -> str:
+    """Files written and facts changed since ``activity.since``, newest first."""
+    since = _stamp(activity.since)
+    if not activity.files and not activity.facts:
+        return f"Nothing changed in memory in the last {days:g} day(s) (since {since})."
+    lines = [f"Files written since {since}, newest first:"]
+    lines.extend(
+        f"- {change.path} ({_stamp(change.modified)}, {change.size_bytes} bytes)"
+        for change in activity.files
+    )
+    if not activity.files:
+        lines.append("- none")
+    if activity.more_files:
+        lines.append(f"- ... and {activity.more_files} more")
+    lines.append("Facts changed since then, newest first:")
+    lines.extend(
+        f"- {change.kind} {_stamp(change.at)}: {render_fact(change.fact)}"
+        for change in activity.facts
+    )
+    if not activity.facts:
+        lines.append("- none")
+    if activity.more_facts:
+        lines.append(f"- ... and {activity.more_facts} more")
+    head = f"Memory activity in the last {days:g} day(s):"
+    return "\n".join([head, *fence_data(lines)])
+
+
 @dataclass(frozen=True)
 class ToolSpec(Generic[ArgsT]):
     """One agent tool: what it is called, when to use it, what it takes, what it does.
@@ -330,6 +407,8 @@ class ToolSpec(Generic[ArgsT]):
     run: Callable[[Memory, ArgsT], str | ToolResult]
     read_only: bool = True
     output_model: type[BaseModel] | None = None
+    destructive: bool = False  # may change or hide what is stored (not only add to it)
+    idempotent: bool = False  # calling again with the same arguments changes nothing more
 
     def input_schema(self) -> dict[str, Any]:
         """The JSON schema of the arguments (pydantic titles stripped)."""
@@ -415,6 +494,18 @@ def _forget(memory: Memory, args: MemoryForgetArgs) -> str:
     return render_forget(memory.forget(fact_id=args.fact_id, query=args.query, reason=args.reason))
 
 
+def _list_facts(memory: Memory, args: MemoryListFactsArgs) -> str:
+    history = args.include_history
+    facts = memory.list_facts(
+        args.category, args.as_of, include_superseded=history, include_forgotten=history
+    )
+    return render_fact_list(facts, args.limit, history)
+
+
+def _recent(memory: Memory, args: MemoryRecentArgs) -> str:
+    return render_recent(memory.recent(days=args.days, limit=args.limit), args.days)
+
+
 def _list_files(memory: Memory, args: MemoryListFilesArgs) -> ToolResult:
     paths = memory.list_files(args.prefix)
     files = [FileMeta.of(memory.file_info(path)) for path in paths]
@@ -479,7 +570,7 @@ TOOLS: tuple[ToolSpec[Any], ...] = (
         "supersedes it (the old one stays queryable by date).",
         MemorySaveArgs,
         _save,
-        read_only=False,
+        read_only=False,  # appends to today's note; an older fact it updates stays queryable
     ),
     ToolSpec(
         "memory_recall",
@@ -497,6 +588,8 @@ TOOLS: tuple[ToolSpec[Any], ...] = (
         MemoryForgetArgs,
         _forget,
         read_only=False,
+        destructive=True,  # hides a fact from recall (kept for as_of and audit)
+        idempotent=True,
     ),
     ToolSpec(
         "memory_list_files",
@@ -524,6 +617,8 @@ TOOLS: tuple[ToolSpec[Any], ...] = (
         _write_file,
         read_only=False,
         output_model=FileWritten,
+        destructive=True,  # replaces the whole file
+        idempotent=True,
     ),
     ToolSpec(
         "memory_edit_file",
@@ -534,6 +629,7 @@ TOOLS: tuple[ToolSpec[Any], ...] = (
         _edit_file,
         read_only=False,
         output_model=FileEdited,
+        destructive=True,  # replaces text in place
     ),
     ToolSpec(
         "memory_finish_ritual",
@@ -544,6 +640,8 @@ TOOLS: tuple[ToolSpec[Any], ...] = (
         finish_ritual,
         read_only=False,
         output_model=RitualFinished,
+        destructive=True,  # deletes BOOTSTRAP.md
+        idempotent=True,
     ),
     ToolSpec(
         "memory_context",
@@ -563,6 +661,25 @@ TOOLS: tuple[ToolSpec[Any], ...] = (
         set_prompt_file,
         read_only=False,
         output_model=PromptFileSetting,
+        destructive=True,  # changes what the prompt carries (prompt.toml)
+        idempotent=True,
+    ),
+    ToolSpec(
+        "memory_list_facts",
+        "List your saved facts, newest first, with ids, categories and dates: what you "
+        "know for certain, without a query. Filter by category; pass as_of (ISO date or "
+        "datetime) for the facts valid then, include_history for superseded and forgotten "
+        "ones. Use memory_recall to find facts about a question.",
+        MemoryListFactsArgs,
+        _list_facts,
+    ),
+    ToolSpec(
+        "memory_recent",
+        "What changed in memory lately: workspace files written and facts saved, "
+        "superseded or forgotten in the last `days` days (default 7), newest first. Use it "
+        "at the start of a session to catch up, then read a file with memory_get.",
+        MemoryRecentArgs,
+        _recent,
     ),
 )
 TOOLS_BY_NAME: dict[str, ToolSpec[Any]] = {tool.name: tool for tool in TOOLS}

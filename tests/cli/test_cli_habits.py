@@ -132,3 +132,18 @@ def test_a_fresh_home_logs_no_index_warning(home: Path, caplog: pytest.LogCaptur
     assert code == 0
     assert "no memory files indexed yet" in out
     assert "older memdir" not in err + caplog.text
+
+
+def test_recent_shows_written_files_and_saved_facts(seeded: Path) -> None:
+    home = ["--home", str(seeded), *FAST]
+    assert run(*home, "save", "The office plant is a fern.")[0] == 0
+    code, out, _ = run(*home, "recent", "--days", "1")
+    assert code == 0
+    assert "memory/2026-01-05.md" in out
+    assert "saved" in out
+    assert "The office plant is a fern." in out
+    code, out, _ = run(*home, "recent", "--json", "--limit", "1")
+    data = json.loads(out)
+    assert len(data["files"]) == 1
+    assert data["more_files"] >= 1
+    assert data["facts"][0]["kind"] == "saved"

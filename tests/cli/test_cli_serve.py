@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import pty
+import select
 import socket
 import subprocess
 import sys
@@ -59,3 +61,45 @@ def test_serve_answers_rest_with_the_first_run_token(home: Path) -> None:
         proc.terminate()
         proc.wait(timeout=10)
         log.close()
+
+
+def _read_banner(fd: int, until: bytes, timeout_s: float = 30.0) -> bytes:
+    seen = b""
+    deadline = time.monotonic() + timeout_s
+    while until not in seen and time.monotonic() < deadline:
+        ready, _, _ = select.select([fd], [], [], 0.5)
+        if ready:
+            try:
+                seen += os.read(fd, 4096)
+            except OSError:  # the other side closed
+                break
+    return seen
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("on_terminal", [True, False])
+def test_serve_prints_the_sign_in_link_once_and_only_on_a_terminal(
+    home: Path, on_terminal: bool
+) -> None:
+    env = {**os.environ, "MEMDIR_HOME": str(home), "COLUMNS": "200"}
+    command = [sys.executable, "-m", "memdir", "--set", "embeddings.provider=hash", "serve",
+               "--port", str(free_port())]  # fmt: skip
+    if on_terminal:
+        reader, writer = pty.openpty()
+    else:
+        reader, writer = os.pipe()
+    proc = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=writer)
+    os.close(writer)
+    try:
+        banner = _read_banner(reader, b"Ctrl-C to stop").decode()
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+        os.close(reader)
+    token = (home / "api-token").read_text(encoding="utf-8").strip()
+    assert "/docs" in banner
+    if on_terminal:
+        assert banner.count(f"/#token={token}") == 1
+    else:
+        assert token not in banner
+        assert "api-token" in banner

@@ -188,3 +188,15 @@ def test_facts_save_recall_and_forget(api: httpx.Client) -> None:
     forgotten = api.delete(f"/api/v1/facts/{fact_id}", params={"reason": "moved to 5434"})
     assert forgotten.status_code == 200, forgotten.text
     assert_problem(api.delete(f"/api/v1/facts/{fact_id}"), 422)  # the reason is required
+
+
+def test_recent_activity_lists_new_files_and_facts(api: httpx.Client) -> None:
+    api.put("/api/v1/files/memory/2030-01-01.md", json={"content": "- recent note\n"})
+    saved = api.post("/api/v1/facts", json={"content": "The office plant is a fern."}).json()
+    body = api.get("/api/v1/recent", params={"days": 1, "limit": 100}).json()
+    assert "memory/2030-01-01.md" in [change["path"] for change in body["files"]]
+    facts = [(change["kind"], change["fact"]["id"]) for change in body["facts"]]
+    assert ("saved", saved["fact"]["id"]) in facts
+    stamps = [change["modified"] for change in body["files"]]
+    assert stamps == sorted(stamps, reverse=True)
+    assert_problem(api.get("/api/v1/recent", params={"days": 0}), 422)

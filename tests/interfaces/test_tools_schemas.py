@@ -16,11 +16,12 @@ DESIGN_TOOLS = (
     # beyond DESIGN.md's list: the first-run ritual and the prompt's files (docs/mcp.md)
     "memory_finish_ritual", "memory_context", "memory_set_prompt_file",
 )  # fmt: skip
+ADDED_TOOLS = ("memory_list_facts", "memory_recent")  # listing facts; what changed lately
 
 
-def test_the_tools_are_the_ones_design_names() -> None:
-    assert tuple(tool.name for tool in TOOLS) == DESIGN_TOOLS
-    assert tuple(TOOL_NAMES) == DESIGN_TOOLS
+def test_the_tools_are_the_ones_design_names_then_the_added_ones() -> None:
+    assert tuple(tool.name for tool in TOOLS) == DESIGN_TOOLS + ADDED_TOOLS
+    assert tuple(TOOL_NAMES) == DESIGN_TOOLS + ADDED_TOOLS
 
 
 @pytest.mark.parametrize("spec", TOOLS, ids=lambda t: t.name)
@@ -44,7 +45,7 @@ def test_search_schema_carries_defaults_and_ranges() -> None:
 
 def test_openai_schemas_are_function_tools() -> None:
     schemas = openai_tool_schemas()
-    assert [s["function"]["name"] for s in schemas] == list(DESIGN_TOOLS)
+    assert [s["function"]["name"] for s in schemas] == [*DESIGN_TOOLS, *ADDED_TOOLS]
     for entry in schemas:
         assert entry["type"] == "function"
         assert entry["function"]["parameters"]["type"] == "object"
@@ -54,7 +55,7 @@ def test_openai_schemas_are_function_tools() -> None:
 
 def test_anthropic_schemas_carry_input_schema() -> None:
     schemas = anthropic_tool_schemas()
-    assert [s["name"] for s in schemas] == list(DESIGN_TOOLS)
+    assert [s["name"] for s in schemas] == [*DESIGN_TOOLS, *ADDED_TOOLS]
     for entry in schemas:
         assert set(entry) == {"name", "description", "input_schema"}
         assert entry["input_schema"]["type"] == "object"

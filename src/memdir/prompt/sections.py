@@ -18,6 +18,8 @@ TOOL_SUMMARIES: Mapping[str, str] = {
     "memory_save": "save a durable fact (also logged in today's daily note)",
     "memory_recall": "look up saved facts, optionally as of a past date",
     "memory_forget": "retire a fact that is wrong or outdated, with a reason",
+    "memory_list_facts": "list saved facts, newest first (by category, as of a date)",
+    "memory_recent": "what changed in memory lately: files written, facts saved or retired",
     "memory_list_files": "list the Markdown files of your workspace",
     "memory_read_file": "read a whole workspace file",
     "memory_write_file": "create or replace a workspace file",

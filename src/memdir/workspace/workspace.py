@@ -274,6 +274,25 @@ class Workspace:
             names.update(name for name in FALLBACK_FILES if (self.global_root / name).is_file())
         return sorted(name for name in names if name.startswith(wanted))
 
+    def modified_files(self, since: float) -> list[tuple[str, float, int]]:
+        """``(path, mtime, size)`` of the files ``list_files`` lists that changed at or after
+        ``since`` (a POSIX time), newest first; files that vanish meanwhile are left out."""
+        found = [(item.relpath, item.path) for item in list_markdown(self.root)]
+        if self.agent_id is not None:
+            own = {relpath for relpath, _ in found}
+            found.extend(
+                (name, self.global_root / name) for name in FALLBACK_FILES if name not in own
+            )
+        changed: list[tuple[str, float, int]] = []
+        for relpath, path in found:
+            try:
+                stat = path.stat()
+            except OSError:
+                continue
+            if stat.st_mtime >= since:
+                changed.append((relpath, stat.st_mtime, stat.st_size))
+        return sorted(changed, key=lambda item: (-item[1], item[0]))
+
     def _target(self, path: str) -> tuple[str, Path]:
         relative = validate_relative_path(path)
         target = resolve_inside(self.root, relative)

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
-from memdir.interfaces.cli._app import state
+from memdir.interfaces.cli._app import err_console, state
 
 log = logging.getLogger(__name__)
 
@@ -74,6 +75,34 @@ def _heartbeat_all(memories: Any) -> None:
         log.info("heartbeat of %s: %s", run.agent, run.skipped_reason or run.reply[:80])
 
 
+def serve_banner(home: Path, host: str, port: int, token: str, on_terminal: bool) -> str:
+    """What ``memdir serve`` says when it starts.
+
+    On a terminal the browser line is the sign-in link (``/#token=...``: the page
+    reads the token from the fragment, which never reaches the server or its logs).
+    Piped output (a log file, a service manager) never carries the token.
+    """
+    from memdir.interfaces.http import token_path
+    from memdir.interfaces.http.browser import browser_url
+
+    signed_in = browser_url(host, port, token)
+    base = signed_in.split("/#", 1)[0]
+    browser = (
+        f"{signed_in}   (signs you in; keep it private)"
+        if on_terminal
+        else f"{base}/   (paste the token from {token_path(home)}; the sign-in link is "
+        "printed only on a terminal)"
+    )
+    return (
+        f"memdir serving {home}\n"
+        f"  browser   {browser}\n"
+        f"  REST API  {base}/api/v1   (interactive docs: {base}/docs)\n"
+        f"  MCP       {base}/mcp\n"
+        f"  token     {token_path(home)} (send as 'Authorization: Bearer <token>')\n"
+        "Ctrl-C to stop."
+    )
+
+
 def mcp(ctx: typer.Context) -> None:
     """Serve the memory tools over MCP on stdin/stdout (for Claude Desktop, Cursor, ...)."""
     from memdir.interfaces.mcp import run_stdio
@@ -90,7 +119,7 @@ def serve(
     """Serve the REST API (/api/v1), MCP over HTTP (/mcp) and the memory browser (/),
     with the file watcher and the curation scheduler (consolidation; the heartbeat when
     curate.heartbeat is on)."""
-    from memdir.interfaces.http import load_or_create_token, token_path, watch_and_sync
+    from memdir.interfaces.http import load_or_create_token, watch_and_sync
     from memdir.interfaces.http.serve import serve as run_server
 
     st = state(ctx)
@@ -98,17 +127,8 @@ def serve(
     cfg = loaded.settings
     bind = host or cfg.server.host
     bind_port = cfg.server.port if port is None else port
-    load_or_create_token(loaded.home)
-    base = f"http://{bind}:{bind_port}"
-    typer.echo(
-        f"memdir serving {loaded.home}\n"
-        f"  REST API  {base}/api/v1   (docs: {base}/docs)\n"
-        f"  MCP       {base}/mcp\n"
-        f"  browser   {base}/\n"
-        f"  token     {token_path(loaded.home)} (send as 'Authorization: Bearer <token>')\n"
-        "Ctrl-C to stop.",
-        err=True,
-    )
+    token = load_or_create_token(loaded.home)
+    typer.echo(serve_banner(loaded.home, bind, bind_port, token, err_console.is_terminal), err=True)
     run_server(
         loaded.home,
         bind,

@@ -38,6 +38,7 @@ def register(app: typer.Typer) -> None:
     app.command("prompt")(prompt)
     app.command("context")(context)
     app.command("get")(get)
+    app.command("recent")(recent)
     app.add_typer(files_app, name="files")
     app.add_typer(prompt_files_app, name="prompt-files")
     app.add_typer(ritual_app, name="ritual")
@@ -195,6 +196,33 @@ def get(
     typer.echo(part.text)
     shown = f"lines {part.start_line}-{part.end_line} of {part.total_lines}"
     err_console.print(f"[dim]{part.path}: {shown}[/dim]", highlight=False)
+
+
+def recent(
+    ctx: typer.Context,
+    days: Annotated[float, typer.Option(min=0.01, max=3650, help="How far back, in days.")] = 7,
+    limit: Annotated[int, typer.Option(min=1, max=1000, help="At most this many of each.")] = 20,
+    as_json: JsonOption = False,
+) -> None:
+    """What changed lately: files written, facts saved, superseded or forgotten (memory_recent)."""
+    with state(ctx).open_memory() as memory:
+        activity = memory.recent(days=days, limit=limit)
+    if as_json:
+        print_json(activity)
+        return
+    typer.echo(f"since {activity.since.astimezone():%Y-%m-%d %H:%M}")
+    typer.echo("files written:" if activity.files else "files written: none")
+    for change in activity.files:
+        typer.echo(f"  {change.modified.astimezone():%Y-%m-%d %H:%M}  {change.path}")
+    if activity.more_files:
+        typer.echo(f"  ... and {activity.more_files} more (--limit)")
+    typer.echo("facts changed:" if activity.facts else "facts changed: none")
+    for fact_change in activity.facts:
+        fact = fact_change.fact
+        at = f"{fact_change.at.astimezone():%Y-%m-%d %H:%M}"
+        typer.echo(f"  {at}  {fact_change.kind:<10}  [{fact.id}] {fact.text}")
+    if activity.more_facts:
+        typer.echo(f"  ... and {activity.more_facts} more (--limit)")
 
 
 @files_app.command("list")

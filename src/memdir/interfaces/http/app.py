@@ -1,8 +1,11 @@
 """The REST app: ``/api/v1`` routes, MCP streamable HTTP at ``/mcp``, token auth.
 
-``create_app(home)`` builds it; ``serve`` runs it under uvicorn. ``GET /health``
-and ``GET /openapi.json`` are public; everything else needs the bearer token from
-``$MEMDIR_HOME/api-token``.
+``create_app(home)`` builds it; ``serve`` runs it under uvicorn. ``GET /health``,
+``GET /openapi.json`` and the interactive API docs at ``/docs`` (Swagger UI, its
+assets served from the ``fastapi-offline`` package, no CDN) are public: they
+describe the API and hold no memory. Everything else needs the bearer token from
+``$MEMDIR_HOME/api-token``; the OpenAPI document declares that scheme, so the
+docs' "Authorize" button and generated clients know about it.
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 from fastapi import FastAPI
+from fastapi_offline import FastAPIOffline
 from mcp.server.streamable_http_manager import StreamableHTTPASGIApp, StreamableHTTPSessionManager
 from mcp.server.transport_security import TransportSecuritySettings
 from starlette.routing import Route
@@ -21,6 +25,7 @@ from memdir import __version__
 from memdir.config import resolve_home
 from memdir.interfaces.http.auth import BearerAuth, BodyLimit, load_or_create_token
 from memdir.interfaces.http.browser import mount_browser
+from memdir.interfaces.http.mcp_endpoint import McpEndpoint
 from memdir.interfaces.http.memories import AgentMemories, MemoryOpener
 from memdir.interfaces.http.problems import PROBLEM_RESPONSES, install_problem_handlers
 from memdir.interfaces.http.routes import router
@@ -28,6 +33,14 @@ from memdir.interfaces.mcp import build_server
 from memdir.memory import Memory
 
 MAX_BODY_BYTES = 8 * 1024 * 1024
+DOCS_URL = "/docs"
+BEARER_SCHEME = {
+    "bearer": {
+        "type": "http",
+        "scheme": "bearer",
+        "description": "The token in $MEMDIR_HOME/api-token (created by the first run).",
+    }
+}
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
 
 
@@ -37,8 +50,15 @@ def _mcp_security(host: str) -> TransportSecuritySettings | None:
         return None
     return TransportSecuritySettings(
         enable_dns_rebinding_protection=True,
-        allowed_hosts=["127.0.0.1:*", "localhost:*", "[::1]:*"],
-        allowed_origins=["http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*"],
+        allowed_hosts=["127.0.0.1:*", "localhost:*", "[::1]:*", "127.0.0.1", "localhost", "[::1]"],
+        allowed_origins=[
+            "http://127.0.0.1:*",
+            "http://localhost:*",
+            "http://[::1]:*",
+            "http://127.0.0.1",
+            "http://localhost",
+            "http://[::1]",
+        ],
     )
 
 
@@ -72,19 +92,21 @@ def create_app(
             finally:
                 memories.close()
 
-    app = FastAPI(
+    app = FastAPIOffline(
         title="memdir",
         version=__version__,
         summary="Persistent, searchable, self-curating memory for AI agents, kept as Markdown.",
         lifespan=lifespan,
-        docs_url=None,
+        docs_url=DOCS_URL,
         redoc_url=None,
+        static_url=f"{DOCS_URL}/assets",
+        swagger_ui_parameters={"persistAuthorization": True},
     )
     app.state.memories = memories
     app.state.home = home_path
     install_problem_handlers(app)
     app.include_router(router)
-    app.router.routes.append(Route("/mcp", endpoint=StreamableHTTPASGIApp(sessions)))
+    app.router.routes.append(Route("/mcp", endpoint=McpEndpoint(StreamableHTTPASGIApp(sessions))))
 
     @app.get("/health", tags=["health"])
     def health() -> dict[str, str]:
@@ -99,12 +121,12 @@ def create_app(
 
 
 def document_problems(app: FastAPI) -> None:
-    """Declare the problem JSON answers on every ``/api/`` operation of the OpenAPI spec.
+    """Declare the problem JSON answers and the bearer scheme on every ``/api/`` operation.
 
     Routes added by other modules (the browser's timeline) get them too, and
     FastAPI's default 422 (``application/json``) is replaced by the problem JSON
     the server really sends, so a client generated from the spec knows every
-    status and body it can receive.
+    status and body it can receive, and that it must send the token.
     """
     generate = app.openapi
 
@@ -112,10 +134,13 @@ def document_problems(app: FastAPI) -> None:
         if app.openapi_schema is not None:
             return app.openapi_schema
         schema = generate()
+        schema.setdefault("components", {})["securitySchemes"] = BEARER_SCHEME
         for path, item in schema.get("paths", {}).items():
-            if not path.startswith("/api/"):
-                continue
             for operation in item.values():
+                if not path.startswith("/api/"):
+                    operation["security"] = []  # public: /health
+                    continue
+                operation["security"] = [{"bearer": []}]
                 responses = operation.setdefault("responses", {})
                 responses.update({str(code): body for code, body in PROBLEM_RESPONSES.items()})
         app.openapi_schema = schema

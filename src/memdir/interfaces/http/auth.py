@@ -24,7 +24,8 @@ from memdir.errors import ConfigError
 log = logging.getLogger(__name__)
 
 TOKEN_FILE = "api-token"
-PUBLIC_PATHS = frozenset({"/health", "/openapi.json"})
+PUBLIC_PATHS = frozenset({"/health", "/openapi.json", "/docs"})
+PUBLIC_PREFIXES = ("/docs/",)  # Swagger UI's assets and its OAuth redirect page
 
 
 def token_path(home: str | os.PathLike[str] | None = None) -> Path:
@@ -88,7 +89,8 @@ class BearerAuth:
         self._token = token.encode()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or scope["path"] in PUBLIC_PATHS:
+        path = scope["path"] if scope["type"] == "http" else ""
+        if scope["type"] != "http" or path in PUBLIC_PATHS or path.startswith(PUBLIC_PREFIXES):
             await self.app(scope, receive, send)
             return
         if self._authorized(scope):

@@ -164,6 +164,17 @@ def forget_fact(
     return jsonable_encoder(memory.forget(fact_id=fact_id, reason=reason))
 
 
+@router.get("/recent", tags=["facts"])
+def recent_activity(
+    memory: MemoryDep,
+    days: Annotated[float, Query(gt=0, le=3650, description="How far back, in days.")] = 7,
+    limit: Annotated[int, Query(ge=1, le=1000, description="At most this many of each.")] = 20,
+) -> Any:
+    """What changed lately, newest first: files written (``path``, ``modified``,
+    ``size_bytes``) and facts saved, superseded or forgotten (``kind``, ``at``, ``fact``)."""
+    return jsonable_encoder(memory.recent(days=days, limit=limit))
+
+
 # -- prompt, context, index -------------------------------------------------------------
 
 

@@ -79,7 +79,8 @@ def _tool_list() -> list[types.Tool]:
             output_schema=tool.output_schema(),
             annotations=types.ToolAnnotations(
                 read_only_hint=tool.read_only,
-                destructive_hint=not tool.read_only,
+                destructive_hint=None if tool.read_only else tool.destructive,
+                idempotent_hint=None if tool.read_only else tool.idempotent,
                 open_world_hint=False,
             ),
         )

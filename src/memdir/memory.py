@@ -53,6 +53,7 @@ from memdir.index import (
     sync_files,
 )
 from memdir.llm import ChatModel, Message
+from memdir.progress import Progress
 from memdir.prompt import (
     ContextReport,
     PromptInputs,
@@ -86,7 +87,7 @@ from memdir.workspace.scoped import agent_of, cite_path, parse_scoped_path, scop
 log = logging.getLogger(__name__)
 
 Scope = Literal["agent", "global", "all"]
-ProgressCallback = Callable[[int, int, str], None]
+ProgressCallback = Progress  # called with a ProgressUpdate per file read, per batch embedded
 T = TypeVar("T")
 _UNSET: Any = object()
 MAX_RECENT_DAYS = 3650
@@ -677,11 +678,14 @@ class Memory:
         )  # fmt: skip
 
     @mirrored(write=True)
-    def consolidate(self, dry_run: bool = False, days: int | None = None) -> ConsolidationResult:
+    def consolidate(
+        self, dry_run: bool = False, days: int | None = None, progress: Progress | None = None
+    ) -> ConsolidationResult:
         """Promote what is stable in recent daily notes into MEMORY.md (loss-guarded)."""
         return consolidate(
             self.workspace, model=self.chat_model,
             days=days or self.settings.curate.consolidate_days, dry_run=dry_run,
+            progress=progress,
         )  # fmt: skip
 
     @mirrored(write=True)

@@ -10,6 +10,7 @@ import pytest
 from memdir.bench.locomo import iter_questions, run_locomo, score_hits, write_notes
 from memdir.bench.workspace import memdir_retriever
 from memdir.embeddings.base import HashEmbedder
+from memdir.progress import ProgressUpdate
 
 TURNS_1 = [
     ("Ana", "Hi Ben! I finally adopted a puppy, her name is Biscuit."),
@@ -110,13 +111,14 @@ def test_memdir_retriever_finds_easy_evidence(data_path: Path) -> None:
 
 
 def test_keyword_only_and_baselines_run(data_path: Path) -> None:
-    seen: list[tuple[int, int]] = []
+    seen: list[ProgressUpdate] = []
     keyword = run_locomo(
-        data_path,
-        retriever=memdir_retriever(embedder_name="none"),
-        progress=lambda *a: seen.append(a),
+        data_path, retriever=memdir_retriever(embedder_name="none"), progress=seen.append
     )
-    assert seen == [(1, 1)]
+    indexed = [(u.done, u.total) for u in seen if u.stage == "indexing conversations"]
+    assert indexed == [(0, 1), (1, 1)]
+    asked = [(u.done, u.total) for u in seen if u.stage == "questions"]
+    assert asked == [(n, keyword["n"]) for n in range(1, keyword["n"] + 1)]
     assert keyword["R@1024tok"] > 0.5
     for name in ("fts5-turn", "fts5-chunk"):
         assert run_locomo(data_path, retriever=name)["R@1024tok"] > 0.5

@@ -10,6 +10,7 @@ from curate_support import FakeClock
 from memdir.curate import consolidate, promote_heuristically
 from memdir.curate.consolidation import read_recent_notes
 from memdir.llm import ScriptedChatModel
+from memdir.progress import ProgressUpdate
 from memdir.workspace import Workspace
 
 TODAY = dt.date(2026, 11, 22)
@@ -61,7 +62,9 @@ def test_heuristic_promotes_recurring_and_marked_lines(workspace: Workspace) -> 
 
 def test_dry_run_shows_the_diff_and_writes_nothing(workspace: Workspace, clock: FakeClock) -> None:
     _seed(workspace)
-    result = consolidate(workspace, today=TODAY, dry_run=True, clock=clock)
+    seen: list[ProgressUpdate] = []
+    result = consolidate(workspace, today=TODAY, dry_run=True, clock=clock, progress=seen.append)
+    assert [(u.stage, u.done) for u in seen] == [("reading daily notes", len(result.notes))]
     assert result.method == "heuristic"
     assert result.update is not None
     assert result.update.status == "dry_run"

@@ -14,6 +14,7 @@ import pytest
 from memdir.embeddings.base import HashEmbedder
 from memdir.errors import IndexMismatchError, InvalidInputError
 from memdir.index import SourceFile, SyncOptions, rebuild_index, sync_files
+from memdir.progress import ProgressUpdate
 from memdir.store import EmbedderIdentity, SqliteStore
 
 
@@ -207,16 +208,35 @@ def test_file_that_becomes_unindexable_leaves_the_index(tmp_path: Path, root: Pa
 
 
 def test_progress_and_source_checks(tmp_path: Path, root: Path) -> None:
-    seen: list[tuple[int, int, str]] = []
+    seen: list[ProgressUpdate] = []
     with SqliteStore.open(tmp_path / "i.db") as store:
-        _sync(store, None, root, progress=lambda d, t, p: seen.append((d, t, p)))
-        assert [d for d, _, _ in seen] == [1, 2]
-        assert {t for _, t, _ in seen} == {2}
+        _sync(store, None, root, progress=seen.append)
+        assert [(u.stage, u.done, u.total, u.unit) for u in seen] == [
+            ("reading files", 1, 2, "files"),
+            ("reading files", 2, 2, "files"),
+        ]
         seen.clear()
-        _sync(store, None, root, progress=lambda d, t, p: seen.append((d, t, p)))
-        assert [d for d, _, _ in seen] == [1, 2]
+        _sync(store, None, root, progress=seen.append)  # unchanged files count as read
+        assert [u.done for u in seen] == [1, 2]
         with pytest.raises(InvalidInputError, match="agent:x"):
             sync_files(store, None, _files(root, "agent:x"), sources=["global"])
+
+
+def test_progress_counts_the_units_embedded(tmp_path: Path, root: Path) -> None:
+    for day in range(3, 9):
+        bullets = "".join(f"- note {day}.{n} about topic {n * day}\n" for n in range(12))
+        (root / "memory" / f"2024-01-0{day}.md").write_text(f"# Day {day}\n\n{bullets}")
+    embedder = CountingEmbedder()
+    seen: list[ProgressUpdate] = []
+    with SqliteStore.open(tmp_path / "i.db") as store:
+        report = _sync(store, embedder, root, progress=seen.append,
+                       options=SyncOptions(batch_size=16))  # fmt: skip
+    embedding = [u for u in seen if u.stage == "embedding"]
+    assert [u.done for u in embedding] == sorted({u.done for u in embedding})  # rising
+    assert embedding[0].done == 0  # shown before the first batch
+    assert len(embedding) == embedder.calls + 1 > 2  # then one update per batch
+    assert embedding[-1].done == embedding[-1].total == report.embedded == len(embedder.texts)
+    assert all(u.unit == "units" for u in embedding)
 
 
 def test_sources_are_independent(tmp_path: Path, root: Path) -> None:

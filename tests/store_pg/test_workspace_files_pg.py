@@ -21,6 +21,7 @@ from typer.testing import CliRunner
 from memdir.errors import InvalidInputError, InvalidPathError
 from memdir.interfaces.cli import transfer
 from memdir.interfaces.cli._app import make_app
+from memdir.progress import ProgressUpdate
 from memdir.store.postgres import PostgresStore
 from memdir.store.postgres.files import (
     PostgresFileTable,
@@ -98,15 +99,19 @@ def test_round_trip_is_exact(
 ) -> None:
     source_home, copy_home = tmp_path / "a", tmp_path / "b"
     tree = _random_home(source_home, seed)
-    report = import_from_directory(table, source_home)
+    imported: list[ProgressUpdate] = []
+    report = import_from_directory(table, source_home, progress=imported.append)
     assert report.counts["created"] == len(tree)
+    assert [(u.done, u.total) for u in imported][-1] == (len(tree), len(tree))
     assert report.ok
     assert {i.source for i in table.list_files()} == {
         "global", "agent:coder", "agent:writer-2", "agent:x_9"
     }  # fmt: skip
 
-    exported = export_to_directory(table, copy_home)
+    sent: list[ProgressUpdate] = []
+    exported = export_to_directory(table, copy_home, progress=sent.append)
     assert exported.counts["created"] == len(tree)
+    assert [u.done for u in sent] == list(range(1, len(tree) + 1))
     assert _markdown_tree(copy_home) == tree
     for relative in tree:  # mtimes travel too (to the microsecond)
         a, b = (source_home / relative).stat(), (copy_home / relative).stat()

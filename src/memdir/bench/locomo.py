@@ -27,11 +27,12 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from memdir.progress import Progress, ProgressLines, ProgressUpdate
+
 Span = tuple[str, int, int]
 SearchFn = Callable[[str], list[Span]]
 RetrieverFactory = Callable[[Path, int], SearchFn]
 """Given a home (notes under ``home/workspace``) and ``k``, return a search function."""
-Progress = Callable[[int, int], None]
 NoteFiles = dict[str, list[str]]
 LineMap = dict[tuple[str, int], str]
 
@@ -141,14 +142,18 @@ def run_locomo(
     results: dict[tuple[int, int | str], list[float]] = defaultdict(list)
     latencies: list[float] = []
     index_s = 0.0
+    asked, to_ask = 0, sum(len(list(iter_questions(data[i]))) for i in chosen)
+    report = progress or (lambda update: None)
     for done, i in enumerate(chosen):
         sample = data[i]
         with tempfile.TemporaryDirectory() as tmp:
             home = Path(tmp)
             files, where = write_notes(sample, home)
+            report(ProgressUpdate("indexing conversations", done, len(chosen), "conversations"))
             t0 = time.perf_counter()
             search_fn = factory(home, k)
             index_s += time.perf_counter() - t0
+            report(ProgressUpdate("indexing conversations", done + 1, len(chosen), "conversations"))
             for question, category, evidence in iter_questions(sample):
                 t0 = time.perf_counter()
                 hits = search_fn(question)
@@ -157,8 +162,8 @@ def run_locomo(
                     value = score_hits(hits, files, where, evidence, budget)
                     results[(budget, category)].append(value)
                     results[(budget, "all")].append(value)
-        if progress is not None:
-            progress(done + 1, len(chosen))
+                asked += 1
+                report(ProgressUpdate("questions", asked, to_ask, "questions"))
     return summarise(name, budgets, results, latencies, index_s)
 
 
@@ -205,7 +210,7 @@ def main(argv: list[str] | None = None) -> None:
         budgets=[int(b) for b in args.budgets.split(",")],
         k=args.k,
         retriever=args.retriever,
-        progress=lambda done, total: print(f"{done}/{total}", file=sys.stderr, flush=True),
+        progress=ProgressLines("locomo", sys.stderr),
     )
     print(json.dumps(out, indent=1))
 

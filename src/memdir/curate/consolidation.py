@@ -48,6 +48,7 @@ from memdir.curate.guard import (
 )
 from memdir.errors import ChatModelError, InvalidInputError, NotFoundError
 from memdir.llm import ChatModel, Message, complete_structured
+from memdir.progress import Progress, ProgressUpdate
 from memdir.workspace import Workspace, read_markdown
 
 logger = logging.getLogger(__name__)
@@ -225,12 +226,20 @@ def consolidate(
     dry_run: bool = False,
     min_kept: float = DEFAULT_MIN_KEPT,
     clock: Clock = local_now,
+    progress: Progress | None = None,
 ) -> ConsolidationResult:
-    """Promote stable entries of recent daily notes into MEMORY.md (see the module docstring)."""
+    """Promote stable entries of recent daily notes into MEMORY.md (see the module docstring).
+
+    ``progress`` hears of the notes read and of the wait for the model.
+    """
+    report = progress or (lambda update: None)
     day = today or clock().date()
     notes = read_recent_notes(workspace, days, day)
     paths = tuple(note.path for note in notes)
+    report(ProgressUpdate("reading daily notes", len(notes), len(notes), "notes"))
     memory_text = _read_memory(workspace)
+    if model is not None:
+        report(ProgressUpdate("asking the model", 0, None, "", f"{len(notes)} notes"))
     method, plan, error = _plan(notes, memory_text, model)
     new_text, added, merged = apply_plan(memory_text, plan, day)
     if not added and not merged:

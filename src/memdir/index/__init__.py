@@ -13,7 +13,6 @@ from memdir.index.chunking import (
     text_sha256,
 )
 from memdir.index.sync import (
-    Progress,
     SourceFile,
     SyncOptions,
     SyncReport,
@@ -21,6 +20,7 @@ from memdir.index.sync import (
     sync_files,
 )
 from memdir.index.watch import Watcher, watch_paths
+from memdir.progress import Progress
 
 __all__ = [
     "ChunkingOptions",

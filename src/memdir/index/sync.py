@@ -31,14 +31,16 @@ import numpy.typing as npt
 from memdir.embeddings.base import Embedder
 from memdir.errors import EmbeddingError, InvalidInputError
 from memdir.index.chunking import ChunkingOptions, chunk_markdown, embedding_text, text_sha256
+from memdir.progress import Progress, ProgressUpdate
 from memdir.store.base import EmbedderIdentity, Unit
 from memdir.store.records import FileKey, FileStamp, FileWrite
 from memdir.store.writer import IndexWriter
 
 log = logging.getLogger(__name__)
 
-Progress = Callable[[int, int, str], None]
-"""Called after each file as ``progress(done, total, path)``."""
+READING = "reading files"
+EMBEDDING = "embedding"
+GRAPHS = "vector graphs"
 
 
 @dataclass(frozen=True)
@@ -159,12 +161,15 @@ class _Writer:
         embedder: Embedder | None,
         options: SyncOptions,
         report: SyncReport,
+        progress: Progress | None = None,
     ) -> None:
         self.store = store
         self.embedder = embedder
         self.identity = identity_of(embedder) if embedder is not None else None
         self.options = options
         self.report = report
+        self.progress = progress
+        self.to_embed = 0  # cache misses found so far: the embedding stage's total
         self.pending: list[_Parsed] = []
 
     def add(self, parsed: _Parsed) -> None:
@@ -200,6 +205,9 @@ class _Writer:
         self.report.cache_hits += sum(1 for h in hashes if h in found)
         todo = {u.sha256: u for u in units if u.sha256 not in found}
         keys = list(todo)
+        self.to_embed += len(keys)
+        if keys:
+            self._show_embedding()  # the stage and its total appear before the first batch
         size = self.options.batch_size
         for start in range(0, len(keys), size):
             batch = keys[start : start + size]
@@ -208,7 +216,12 @@ class _Writer:
             _check_shape(vectors, len(texts), self.identity)
             found.update(zip(batch, np.asarray(vectors, dtype=np.float32), strict=True))
             self.report.embedded += len(batch)
+            self._show_embedding()
         return found
+
+    def _show_embedding(self) -> None:
+        if self.progress is not None:
+            self.progress(ProgressUpdate(EMBEDDING, self.report.embedded, self.to_embed, "units"))
 
 
 def _embedding_input(unit: Unit) -> str:
@@ -274,23 +287,24 @@ def sync_files(
     candidates, seen, stale = _stat_files(files, known, report, progress)
     gone = {key: stamp for key, stamp in known.items() if key not in seen}
     step = _Step(done=report.unchanged + len(report.skipped), total=len(files), report=progress)
-    stale += _sync_candidates(store, embedder, candidates, known, gone, opts, report, step)
+    writer = _Writer(store, embedder, opts, report, progress)
+    stale += _sync_candidates(store, writer, candidates, known, gone, opts, step)
     store.delete_files([*gone, *stale])
     if embedder is not None:
         store.mark_vectors_complete(sources)
         if optimize:
-            store.optimize_vectors(_graph_progress(progress, len(files)))
+            store.optimize_vectors(_graph_progress(progress))
     report.deleted = len(gone)
     report.seconds = time.perf_counter() - started
     log.info("index sync: %s", report)
     return report
 
 
-def _graph_progress(progress: Progress | None, total: int) -> Callable[[str], None] | None:
-    """Long builds after the files (a vector graph) show as the progress line's text."""
+def _graph_progress(progress: Progress | None) -> Callable[[str], None] | None:
+    """Long builds after the files (a vector graph) show as a stage without a count."""
     if progress is None:
         return None
-    return lambda note: progress(total, total, note)
+    return lambda note: progress(ProgressUpdate(GRAPHS, 0, None, "", note))
 
 
 def _stat_files(
@@ -322,7 +336,8 @@ def _stat_files(
         if old is not None and old.size == stat.st_size and old.mtime_ns == stat.st_mtime_ns:
             report.unchanged += 1
             if progress is not None:
-                progress(report.unchanged + len(report.skipped), len(files), file.path)
+                done = report.unchanged + len(report.skipped)
+                progress(ProgressUpdate(READING, done, len(files), "files", file.path))
             continue
         candidates.append((file, stat))
     return candidates, seen, stale
@@ -339,17 +354,16 @@ class _Step:
     def advance(self, path: str) -> None:
         self.done += 1
         if self.report is not None:
-            self.report(self.done, self.total, path)
+            self.report(ProgressUpdate(READING, self.done, self.total, "files", path))
 
 
 def _sync_candidates(
     store: IndexWriter,
-    embedder: Embedder | None,
+    writer: _Writer,
     candidates: list[tuple[SourceFile, os.stat_result]],
     known: dict[FileKey, FileStamp],
     gone: dict[FileKey, FileStamp],
     opts: SyncOptions,
-    report: SyncReport,
     step: _Step,
 ) -> list[FileKey]:
     """Read, hash and classify files whose stat changed; write, move or re-stamp them.
@@ -359,7 +373,7 @@ def _sync_candidates(
     by_hash: dict[tuple[str, str], list[FileKey]] = {}
     for key, stamp in gone.items():
         by_hash.setdefault((stamp.source, stamp.sha256), []).append(key)
-    writer = _Writer(store, embedder, opts, report)
+    report = writer.report
     moves: list[tuple[FileKey, FileStamp]] = []
     texts: dict[FileKey, str] = {}
     restamps: list[FileStamp] = []

@@ -5,8 +5,7 @@ from __future__ import annotations
 import json
 import logging
 import sys
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, is_dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -170,22 +169,3 @@ def to_jsonable(value: Any) -> Any:
 
 def print_json(value: Any) -> None:
     sys.stdout.write(json.dumps(to_jsonable(value), indent=2, ensure_ascii=False) + "\n")
-
-
-@contextmanager
-def progress_bar(label: str) -> Iterator[Callable[[int, int, str], None] | None]:
-    """A rich progress bar on a terminal; ``None`` (quiet) when stderr is piped."""
-    if not err_console.is_terminal:
-        yield None
-        return
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
-    columns = (TextColumn(label), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-               TextColumn("{task.description}"))  # fmt: skip
-    with Progress(*columns, console=err_console, transient=True) as bar:
-        task = bar.add_task("", total=None)
-
-        def update(done: int, total: int, path: str) -> None:
-            bar.update(task, completed=done, total=total, description=path[-40:])
-
-        yield update

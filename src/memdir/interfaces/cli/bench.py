@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from memdir.interfaces.cli._app import make_app, progress_bar
+from memdir.interfaces.cli._app import make_app
+from memdir.interfaces.cli.progress import show_progress
+from memdir.progress import Progress, ProgressUpdate
 
 app = make_app("Run benchmarks and print figures (JSON).")
 
@@ -42,16 +45,12 @@ def locomo(
     sizes = tuple(int(b) for b in budgets.split(","))
     if abstention and retriever != "memdir":
         raise typer.BadParameter("--abstention measures memdir's own search; drop --retriever")
-    with progress_bar("locomo") as bar:
-
-        def progress(done: int, total: int) -> None:
-            if bar is not None:
-                bar(done, total, "conversations")
-
+    with show_progress("memdir bench locomo") as progress:
         if abstention:
             from memdir.bench.trust import run_trust
 
-            result = run_trust(data, k=k, budgets=sizes, progress=progress)
+            counted = _counting(progress, "conversations")
+            result = run_trust(data, k=k, budgets=sizes, progress=counted)
         else:
             from memdir.bench.locomo import run_locomo
 
@@ -73,13 +72,8 @@ def calibrate(
     """
     from memdir.bench.trust import run_calibration
 
-    with progress_bar("calibrate") as bar:
-
-        def progress(done: int, total: int) -> None:
-            if bar is not None:
-                bar(done, total, "conversations")
-
-        result = run_calibration(data, progress=progress)
+    with show_progress("memdir bench calibrate") as progress:
+        result = run_calibration(data, progress=_counting(progress, "conversations"))
     typer.echo(json.dumps(result, indent=1))
 
 
@@ -105,13 +99,8 @@ def updates(
     from memdir.embeddings import create_embedder
 
     model = create_embedder(embedder) if embedder == "local" else None
-    with progress_bar("updates") as bar:
-
-        def progress(done: int, total: int) -> None:
-            if bar is not None:
-                bar(done, total, "pairs")
-
-        result = run_updates(model, progress=progress, held_out=held_out)
+    with show_progress("memdir bench updates") as progress:
+        result = run_updates(model, progress=_counting(progress, "pairs"), held_out=held_out)
     typer.echo(json.dumps(result, indent=1))
 
 
@@ -222,3 +211,12 @@ def _check_scale_options(
         raise typer.BadParameter(
             "--chunks and --vectors belong to the workspace benchmark; drop them or --backend"
         )
+
+
+def _counting(progress: Progress, unit: str) -> Callable[[int, int], None]:
+    """A ``(done, total)`` callback (the benchmarks that count one thing) as progress."""
+
+    def count(done: int, total: int) -> None:
+        progress(ProgressUpdate(unit, done, total, unit))
+
+    return count

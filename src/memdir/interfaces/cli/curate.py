@@ -47,8 +47,10 @@ def consolidate(
     as_json: JsonOption = False,
 ) -> None:
     """Promote what is stable in recent daily notes into MEMORY.md (shows the diff)."""
-    with state(ctx).open_memory() as memory:
-        result = memory.consolidate(dry_run=dry_run, days=days)
+    from memdir.interfaces.cli.progress import show_progress
+
+    with state(ctx).open_memory() as memory, show_progress("memdir consolidate") as progress:
+        result = memory.consolidate(dry_run=dry_run, days=days, progress=progress)
     if as_json:
         print_json({"diff": result.diff, "written": result.written, "added": result.added})
         return

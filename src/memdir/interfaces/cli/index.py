@@ -13,7 +13,6 @@ from memdir.interfaces.cli._app import (
     console,
     make_app,
     print_json,
-    progress_bar,
     state,
     to_jsonable,
 )
@@ -44,7 +43,9 @@ def sync(
     A unit kind of store.vector_graph_min_rows vectors or more then gets its vector graph
     (re)built when it has none or it is outdated: minutes at a million rows.
     """
-    with state(ctx).open_memory() as memory, progress_bar("indexing") as progress:
+    from memdir.interfaces.cli.progress import show_progress
+
+    with state(ctx).open_memory() as memory, show_progress("memdir index sync") as progress:
         report = memory.sync(progress=progress)
     _print_report(report, as_json)
 
@@ -55,7 +56,9 @@ def rebuild(
     as_json: JsonOption = False,
 ) -> None:
     """Delete the derived index and rebuild it from the Markdown files."""
-    with state(ctx).open_memory() as memory, progress_bar("rebuilding") as progress:
+    from memdir.interfaces.cli.progress import show_progress
+
+    with state(ctx).open_memory() as memory, show_progress("memdir index rebuild") as progress:
         report = memory.rebuild(progress=progress)
     _print_report(report, as_json)
 

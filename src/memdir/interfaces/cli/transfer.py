@@ -99,11 +99,13 @@ def _run(
     dry_run: bool,
     as_json: bool,
 ) -> None:
+    from memdir.interfaces.cli.progress import show_progress
     from memdir.store.postgres.files import PostgresFileTable
 
     dsn, schema, home = _target(ctx, dsn, schema)
-    with PostgresFileTable.open(dsn, schema) as table:
-        report = transfer(table, home, force=force, dry_run=dry_run)
+    label = f"memdir {transfer.__name__.split('_')[0]}"  # memdir export / memdir import
+    with PostgresFileTable.open(dsn, schema) as table, show_progress(label) as progress:
+        report = transfer(table, home, force=force, dry_run=dry_run, progress=progress)
     _render(report, as_json)
 
 

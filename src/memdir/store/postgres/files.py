@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import Literal
 
 from memdir.errors import InvalidInputError, MemdirError
+from memdir.progress import Progress, ProgressUpdate
 from memdir.store.postgres.file_table import (
     AGENT_PREFIX,
     DEFAULT_SCHEMA,
@@ -201,12 +202,20 @@ def _export_one(
 
 
 def export_to_directory(
-    table: PostgresFileTable, home: Path | str, *, force: bool = False, dry_run: bool = False
+    table: PostgresFileTable,
+    home: Path | str,
+    *,
+    force: bool = False,
+    dry_run: bool = False,
+    progress: Progress | None = None,
 ) -> TransferReport:
     """Write every file of ``table`` into ``home`` (see the module docstring for the rules)."""
     report = TransferReport("export", dry_run)
-    for info in table.list_files():
+    listed = table.list_files()
+    for done, info in enumerate(listed, start=1):
         report.items.append(_export_one(table, Path(home), info, force, dry_run))
+        if progress is not None:
+            progress(ProgressUpdate("exporting", done, len(listed), "files", info.path))
     logger.info("export: %s", report.summary())
     return report
 
@@ -267,14 +276,25 @@ def _import_one(
 
 
 def import_from_directory(
-    table: PostgresFileTable, home: Path | str, *, force: bool = False, dry_run: bool = False
+    table: PostgresFileTable,
+    home: Path | str,
+    *,
+    force: bool = False,
+    dry_run: bool = False,
+    progress: Progress | None = None,
 ) -> TransferReport:
     """Copy every workspace Markdown file of ``home`` into ``table`` (module docstring rules)."""
     report = TransferReport("import", dry_run)
     known = {(i.source, i.path): i for i in table.list_files()} if dry_run else {}
-    for source, root in local_workspaces(Path(home), report):
-        for found in list_markdown(root):
-            item = _import_one(table, source, found.relpath, found.path, known, force, dry_run)
-            report.items.append(item)
+    found = [
+        (source, item)
+        for source, root in local_workspaces(Path(home), report)
+        for item in list_markdown(root)
+    ]
+    for done, (source, local) in enumerate(found, start=1):
+        item = _import_one(table, source, local.relpath, local.path, known, force, dry_run)
+        report.items.append(item)
+        if progress is not None:
+            progress(ProgressUpdate("importing", done, len(found), "files", local.relpath))
     logger.info("import: %s", report.summary())
     return report

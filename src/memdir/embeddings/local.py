@@ -198,6 +198,10 @@ def _open_session(path: Path, threads: int) -> InferenceSession:
     options.execution_mode = onnxruntime.ExecutionMode.ORT_SEQUENTIAL
     options.graph_optimization_level = onnxruntime.GraphOptimizationLevel.ORT_ENABLE_ALL
     options.log_severity_level = 3  # errors only; onnxruntime warns on stderr otherwise
+    # No memory arena: it keeps the peak of the largest batch for the life of the process
+    # (~870 MB RSS after one 32 x 256-token batch, ~230 MB without), and a long-lived server
+    # embeds an occasional large batch. Allocating per run costs no measurable time here.
+    options.enable_cpu_mem_arena = False
     # Idle workers sleep instead of spinning: memdir shares its few cores with the agent.
     options.add_session_config_entry("session.intra_op.allow_spinning", "0")
     try:

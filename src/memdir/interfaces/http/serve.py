@@ -20,6 +20,7 @@ from memdir.errors import MemdirError
 from memdir.index import Watcher
 from memdir.interfaces.http.app import create_app
 from memdir.interfaces.http.memories import AgentMemories, MemoryOpener
+from memdir.machine import limit_malloc_arenas
 from memdir.workspace import Workspace
 
 log = logging.getLogger(__name__)
@@ -73,6 +74,7 @@ def serve(
     ``services`` default to the file watcher; pass ``[]`` for none, or add the
     scheduler's factory. Binds 127.0.0.1 unless ``host`` says otherwise.
     """
+    limit_malloc_arenas()  # before the request and service threads start
     home_path = resolve_home(home)
     Workspace(home_path).seed()  # first run: the global workspace and its bootstrap files
     app = create_app(home_path, agent=agent, open_memory=open_memory, host=host)

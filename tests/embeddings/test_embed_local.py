@@ -14,6 +14,7 @@ from memdir.embeddings import Embedder, LocalEmbedder
 from memdir.embeddings.local import (
     MODEL_SHA256,
     installed_model_path,
+    optimized_model_path,
     plan_batches,
     verify_model_file,
 )
@@ -196,3 +197,23 @@ def test_batches_hold_every_row_once_with_little_padding(
 def test_one_long_text_gets_a_batch_of_its_own() -> None:
     assert plan_batches([10, 200, 12, 11], batch_size=32) == [[0, 3, 2], [1]]
     assert plan_batches([5, 5, 5], batch_size=2) == [[0, 1], [2]]
+
+
+def test_the_optimized_graph_is_cached_and_gives_the_same_vectors(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import onnxruntime
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    cached = optimized_model_path(onnxruntime.__version__)
+    assert cached.parent == tmp_path / "cache" / "memdir"
+    texts = ["the billing service uses PostgreSQL", "my cat is called Whiskerino"]
+    first = LocalEmbedder().embed_documents(texts)  # optimizes and saves the graph
+    assert cached.is_file()
+    assert list(cached.parent.iterdir()) == [cached]  # no temp file left behind
+    again = LocalEmbedder().embed_documents(texts)  # loads the saved graph as it is
+    np.testing.assert_allclose(again, first, atol=1e-5)
+    cached.write_bytes(b"not a model")  # damaged: rebuilt from the verified original
+    rebuilt = LocalEmbedder().embed_documents(texts)
+    np.testing.assert_allclose(rebuilt, first, atol=1e-5)
+    assert cached.stat().st_size > 1_000_000

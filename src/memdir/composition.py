@@ -9,10 +9,9 @@ from __future__ import annotations
 import logging
 import os
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from memdir.config import Settings
-from memdir.context import ContextPolicy
-from memdir.curate import ExtractionPolicy
 from memdir.embeddings import create_embedder
 from memdir.embeddings.base import Embedder
 from memdir.errors import ChatModelError, ConfigError, InvalidInputError
@@ -27,6 +26,10 @@ from memdir.llm import ChatModel, Message, complete_structured, create_chat_mode
 from memdir.workspace import validate_prefix
 
 log = logging.getLogger(__name__)
+
+if TYPE_CHECKING:  # the policies' layers load when a chat or a curation asks for them
+    from memdir.context import ContextPolicy
+    from memdir.curate import ExtractionPolicy
 
 _DEFAULT_KEY_ENV = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}
 
@@ -94,6 +97,8 @@ def configured_chat_model(settings: Settings) -> ChatModel | None:
 
 
 def context_policy(settings: Settings) -> ContextPolicy:
+    from memdir.context import ContextPolicy
+
     cfg = settings.context
     return ContextPolicy(
         max_input_tokens=cfg.max_input_tokens,
@@ -108,6 +113,8 @@ def context_policy(settings: Settings) -> ContextPolicy:
 
 
 def extraction_policy(settings: Settings) -> ExtractionPolicy:
+    from memdir.curate import ExtractionPolicy
+
     cfg = settings.curate
     return ExtractionPolicy(
         min_messages=cfg.extract_min_messages,

@@ -17,22 +17,11 @@ from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from types import TracebackType
-from typing import Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from memdir import composition, prompt_assembly
 from memdir.activity import RecentActivity, collect_activity
 from memdir.config import LoadedSettings, SearchSettings, Settings, load_settings
-from memdir.context import Session, SessionInfo, list_sessions
-from memdir.curate import (
-    ConsolidationResult,
-    ExtractionResult,
-    ExtractionTrigger,
-    SessionNote,
-    consolidate,
-    end_session,
-    extract_after_conversation,
-    transcript_messages,
-)
 from memdir.embeddings.base import Embedder
 from memdir.errors import (
     IndexMismatchError,
@@ -52,7 +41,6 @@ from memdir.index import (
     rebuild_index,
     sync_files,
 )
-from memdir.llm import ChatModel, Message
 from memdir.progress import Progress
 from memdir.prompt import (
     ContextReport,
@@ -83,6 +71,11 @@ from memdir.workspace import (
     validate_agent_id,
 )
 from memdir.workspace.scoped import agent_of, cite_path, parse_scoped_path, scope_of
+
+if TYPE_CHECKING:  # curation, sessions and models load when used: a search never needs them
+    from memdir.context import Session, SessionInfo
+    from memdir.curate import ConsolidationResult, ExtractionResult, SessionNote
+    from memdir.llm import ChatModel, Message
 
 log = logging.getLogger(__name__)
 
@@ -653,9 +646,13 @@ class Memory:
     # -- sessions and curation -----------------------------------------------------
     def session(self, session_id: str) -> Session:
         """The transcript of one conversation (``sessions/<agent>/<id>.jsonl``)."""
+        from memdir.context import Session
+
         return Session(self.home, session_id, agent_id=self.agent_id)
 
     def sessions(self) -> list[SessionInfo]:
+        from memdir.context import list_sessions
+
         return list_sessions(self.home, self.agent_id)
 
     def _transcript(self, session_id: str) -> list[Message]:
@@ -665,11 +662,15 @@ class Memory:
                 f"no session {session_id!r} for {self.agent_id or 'the global workspace'}",
                 next_step=NextStep("list them with {}", "list_sessions"),
             )
+        from memdir.curate import transcript_messages
+
         return transcript_messages(session.load())
 
     @mirrored(write=True)
     def extract(self, session_id: str, scheduled: bool = False) -> ExtractionResult:
         """Extract durable memory from a finished conversation (model, else heuristics)."""
+        from memdir.curate import ExtractionTrigger, extract_after_conversation
+
         return extract_after_conversation(
             self.workspace, self._transcript(session_id), model=self.chat_model,
             save_fact=self._save_fact,
@@ -682,6 +683,8 @@ class Memory:
         self, dry_run: bool = False, days: int | None = None, progress: Progress | None = None
     ) -> ConsolidationResult:
         """Promote what is stable in recent daily notes into MEMORY.md (loss-guarded)."""
+        from memdir.curate import consolidate
+
         return consolidate(
             self.workspace, model=self.chat_model,
             days=days or self.settings.curate.consolidate_days, dry_run=dry_run,
@@ -691,6 +694,8 @@ class Memory:
     @mirrored(write=True)
     def end_session(self, session_id: str) -> SessionNote | None:
         """Write the last messages of a session as ``memory/YYYY-MM-DD-<slug>.md``."""
+        from memdir.curate import end_session
+
         return end_session(
             self.workspace, self._transcript(session_id), model=self.chat_model,
             count=self.settings.curate.session_end_messages, session_id=session_id,

@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING, Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from memdir import __version__
-from memdir.curate import learnings_for_prompt
 from memdir.errors import ConfigError
 from memdir.facts.render import render_fact_line
 from memdir.prompt import BootstrapEntry, PromptBudget, PromptInputs, check_session_kind
@@ -80,6 +79,8 @@ def assemble_prompt_inputs(
     facts: Sequence[str],
 ) -> PromptInputs:
     """Everything ``build_system_prompt`` needs for ``memory`` at ``now``."""
+    from memdir.curate import learnings_for_prompt  # curation loads only for a prompt
+
     cfg = memory.settings.prompt
     kind = check_session_kind(session_kind or cfg.session_kind)
     return PromptInputs(

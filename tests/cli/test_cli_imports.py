@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 HEAVY = (
     "numpy",
@@ -81,3 +82,42 @@ def test_the_probe_sees_a_heavy_import() -> None:
         timeout=120,
     )
     assert "numpy" in _heavy(json.loads(done.stdout))
+
+
+SEARCH_NEEDS_NOT = (
+    "httpx",  # remote models and embedders only
+    "watchfiles",  # the watcher of long-lived processes
+    "croniter",  # the consolidation schedule
+    "fastapi",
+    "mcp",
+    "memdir.curate",
+    "memdir.context",
+    "memdir.agent",
+    "memdir.llm.openai_chat",
+    "memdir.llm.anthropic_chat",
+)
+
+SEARCH_PROBE = """
+import json, sys
+from memdir.embeddings.base import HashEmbedder
+from memdir.memory import Memory
+
+with Memory.open(sys.argv[1], embedder=HashEmbedder()) as memory:
+    memory.init()
+    memory.append_daily("We chose PostgreSQL for billing.")
+    memory.sync()
+    assert memory.search("billing database").hits
+print(json.dumps(sorted(sys.modules)))
+"""
+
+
+def test_a_search_loads_no_curation_model_client_or_server(tmp_path: Path) -> None:
+    """A one-shot `memdir search` pays only for what a search uses (time and memory)."""
+    done = subprocess.run(
+        [sys.executable, "-c", SEARCH_PROBE, str(tmp_path)],
+        capture_output=True, text=True, check=True, timeout=120,
+    )  # fmt: skip
+    modules = json.loads(done.stdout)
+    assert "memdir.search" in modules
+    loaded = [m for m in modules if any(m == n or m.startswith(n + ".") for n in SEARCH_NEEDS_NOT)]
+    assert loaded == [], "import these where they are used, not on the search path"

@@ -21,13 +21,15 @@ import logging
 import threading
 import time
 from collections.abc import Sequence
-from typing import Any, Literal, Self
+from typing import TYPE_CHECKING, Any, Literal, Self
 
-import httpx
 import numpy as np
 
 from memdir.embeddings.base import Vectors
 from memdir.errors import ConfigError, EmbeddingError, InvalidInputError
+
+if TYPE_CHECKING:  # httpx loads with the first request: the default embedder never needs it
+    import httpx
 
 logger = logging.getLogger(__name__)
 
@@ -174,6 +176,8 @@ class RemoteEmbedder:
 
     def _post(self, url: str, payload: dict[str, Any]) -> httpx.Response:
         """Send one request, retrying 429, 5xx and transport failures."""
+        import httpx
+
         client = self._http_client()
         failure = ""
         for attempt in range(self.max_retries + 1):
@@ -227,6 +231,8 @@ class RemoteEmbedder:
         return EmbeddingError(f"the embeddings endpoint {url} returned {what}; {self.API_HINT}")
 
     def _http_client(self) -> httpx.Client:
+        import httpx
+
         with self._lock:
             if self._client is None:
                 headers = {"User-Agent": "memdir"}

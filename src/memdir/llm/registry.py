@@ -16,13 +16,12 @@ import inspect
 import logging
 import threading
 from collections.abc import Callable
+from importlib import import_module
 from importlib.metadata import entry_points
 from typing import Any
 
 from memdir.errors import ConfigError
-from memdir.llm.anthropic_chat import AnthropicChatModel
 from memdir.llm.base import ChatModel
-from memdir.llm.openai_chat import OpenAIChatModel
 from memdir.llm.scripted import ScriptedChatModel
 
 logger = logging.getLogger(__name__)
@@ -36,11 +35,30 @@ def create_no_model(**options: Any) -> None:
     return None
 
 
+def create_openai(**options: Any) -> ChatModel:
+    """The ``openai`` provider (any OpenAI-compatible server); imports httpx on first use."""
+    from memdir.llm.openai_chat import OpenAIChatModel
+
+    return OpenAIChatModel(**options)
+
+
+def create_anthropic(**options: Any) -> ChatModel:
+    """The ``anthropic`` provider; imports httpx on first use."""
+    from memdir.llm.anthropic_chat import AnthropicChatModel
+
+    return AnthropicChatModel(**options)
+
+
 _factories: dict[str, ChatModelFactory] = {
-    "openai": OpenAIChatModel,
-    "anthropic": AnthropicChatModel,
+    "openai": create_openai,
+    "anthropic": create_anthropic,
     "scripted": ScriptedChatModel,
     "none": create_no_model,
+}
+# where the built-in lazy factories' classes live, so their real signatures are checked
+_CLASS_OF = {
+    create_openai: ("memdir.llm.openai_chat", "OpenAIChatModel"),
+    create_anthropic: ("memdir.llm.anthropic_chat", "AnthropicChatModel"),
 }
 _lock = threading.Lock()
 
@@ -73,6 +91,9 @@ def create_chat_model(name: str, **options: Any) -> ChatModel | None:
     option the provider does not accept (listing the ones it does).
     """
     factory = _find_factory(name)
+    if factory in _CLASS_OF:
+        module, attribute = _CLASS_OF[factory]
+        factory = getattr(import_module(module), attribute)
     _check_options(name, factory, options)
     return factory(**options)
 

@@ -11,7 +11,8 @@ installed ``memdir`` script, as a user runs it:
   wall time (median) and the child's peak RSS (``ru_maxrss`` from ``wait4``);
 * server: ``memdir serve`` on a free port; ``GET /api/v1/search`` p50/p95 over 200
   generated questions (after 5 untimed), and the server's RSS (VmRSS) then;
-* mixed use for ``--minutes``: searches, fact saves, recalls, file writes, fact
+* mixed use for ``--minutes`` (at ``--rate`` operations a second, default: as fast
+  as the server answers): searches, fact saves, recalls, file writes, fact
   listings and recent activity over REST in a loop; the server's RSS every 10 s,
   reported as the first, the largest and the last sample and the growth per
   minute over the second half (a leak shows as steady growth).
@@ -156,7 +157,9 @@ def serve_latency(server: Server, queries: list[str]) -> dict[str, Any]:
     }
 
 
-def mixed_use(server: Server, minutes: float, queries: list[str]) -> dict[str, Any]:
+def mixed_use(
+    server: Server, minutes: float, queries: list[str], rate: float = 0.0
+) -> dict[str, Any]:
     rng = random.Random(3)
     api = server.client
     counts: dict[str, int] = {}
@@ -189,6 +192,8 @@ def mixed_use(server: Server, minutes: float, queries: list[str]) -> dict[str, A
             api.get("/api/v1/recent", params={"days": 1}).raise_for_status()
             api.get("/api/v1/facts").raise_for_status()
         counts[kind] = counts.get(kind, 0) + 1
+        if rate > 0:  # an agent's pace rather than a flood
+            time.sleep(max(0.0, started + serial / rate - time.monotonic()))
     samples.append(((time.monotonic() - started) / 60, rss_mb(server.process.pid)))
     half = [s for s in samples if s[0] >= samples[-1][0] / 2]
     growth = 0.0
@@ -208,6 +213,12 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--notes", type=int, default=200, help="daily notes in the home")
     parser.add_argument("--minutes", type=float, default=2.0, help="mixed use of the server")
+    parser.add_argument(
+        "--rate",
+        type=float,
+        default=0.0,
+        help="operations per second in the mixed use (0: as fast as it answers)",
+    )
     parser.add_argument("--home", type=Path, help="reuse (or create) this home")
     parser.add_argument("--json", action="store_true", help="print only the JSON")
     args = parser.parse_args(argv)
@@ -227,7 +238,7 @@ def main(argv: list[str] | None = None) -> None:
         try:
             queries = sample_queries(200)
             result["serve"] = serve_latency(server, queries)
-            result["mixed_use"] = mixed_use(server, args.minutes, queries)
+            result["mixed_use"] = mixed_use(server, args.minutes, queries, args.rate)
         finally:
             server.stop()
     finally:

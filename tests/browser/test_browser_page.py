@@ -41,6 +41,12 @@ def test_token_form_search_breakdown_and_citation_opens_highlighted_lines(
     expect(citation).to_have_text(re.compile(r"^memory/2024-05-02\.md:\d+-\d+$"))
     expect(hit.locator(".score")).to_contain_text(re.compile(r"score \d"))
     expect(hit.locator(".snippet")).to_contain_text("Decided to shard the orders table by region.")
+    marked = {text.lower() for text in hit.locator(".snippet mark").all_inner_texts()}
+    assert {"shard", "orders", "region"} <= marked, marked  # the query's words stand out
+    breakdown = hit.locator("table.breakdown")
+    expect(breakdown).to_be_hidden()  # folded: two hits no longer fill a screen
+    hit.locator("details.why summary").click()
+    expect(breakdown).to_be_visible()
     signals = hit.locator("table.breakdown tbody th").all_inner_texts()
     assert {"bm25", "vector", "final"} <= set(signals), signals
 

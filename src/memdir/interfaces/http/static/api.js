@@ -42,27 +42,40 @@ export function encodePath(path) {
 }
 
 // GET /api/v1<path> as JSON. `agent` defaults to the selected one; pass "" for none.
-export async function getJson(path, params = {}, agent = session.agent) {
+export function getJson(path, params = {}, agent = session.agent) {
+  return requestJson("GET", path, params, undefined, agent);
+}
+
+// PUT, PATCH, POST or DELETE /api/v1<path> with a JSON body (or none); the answer as JSON.
+export function sendJson(method, path, body, params = {}, agent = session.agent) {
+  return requestJson(method, path, params, body, agent);
+}
+
+async function requestJson(method, path, params, body, agent) {
   const url = new URL(`/api/v1${path}`, window.location.origin);
   for (const [key, value] of Object.entries(params)) {
     if (value !== undefined && value !== null && value !== "") url.searchParams.set(key, value);
   }
   if (agent) url.searchParams.set("agent", agent);
+  const headers = { Authorization: `Bearer ${readToken()}`, Accept: "application/json" };
+  if (body !== undefined) headers["Content-Type"] = "application/json";
   const response = await fetch(url, {
-    headers: { Authorization: `Bearer ${readToken()}`, Accept: "application/json" },
+    method,
+    headers,
+    body: body === undefined ? undefined : JSON.stringify(body),
     cache: "no-store",
   });
-  let body = null;
+  let answer = null;
   try {
-    body = await response.json();
+    answer = await response.json();
   } catch {
-    body = null;
+    answer = null;
   }
   if (!response.ok) {
-    const title = (body && body.title) || response.statusText || "Error";
-    const detail = (body && body.detail) || `HTTP ${response.status}`;
+    const title = (answer && answer.title) || response.statusText || "Error";
+    const detail = (answer && answer.detail) || `HTTP ${response.status}`;
     if (response.status === 401) window.dispatchEvent(new CustomEvent("memdir:unauthorized"));
     throw new ApiError(response.status, title, detail);
   }
-  return body;
+  return answer;
 }

@@ -1,21 +1,26 @@
-// The memory browser: sign-in, the agent selector, tabs, and the views they show.
+// The memory browser: sign-in, the agent selector, tabs, and the views they show. The
+// view (tab, query, agent, open file) lives in the address (state.js), so a reload, a
+// bookmark or back and forward show it again.
 
 import { forgetToken, getJson, readToken, saveToken, session, takeTokenFromFragment } from "./api.js";
 import { refreshContext } from "./context.js";
 import { describeError, fill, formatNumber } from "./dom.js";
 import { initFacts, refreshFacts } from "./facts.js";
-import { initFiles, refreshFiles, showFile } from "./files.js";
-import { initSearch, refreshSearch } from "./search.js";
+import { closeFile, initFiles, refreshFiles, showFile } from "./files.js";
+import { initSearch, refreshSearch, restoreSearch } from "./search.js";
+import { readState, writeState } from "./state.js";
 
 const TABS = ["search", "files", "facts", "context"];
 const byId = (id) => document.getElementById(id);
 
 let activeTab = "search";
 const stale = new Set(TABS);
+let pendingFile = null; // { path, start, end } named by the address, opened with the tab
 
 const ctx = {
   // Open `path` in the file view with lines start..end highlighted.
   async openFile(path, start, end, agent = session.agent) {
+    history.pushState(null, "", window.location.href); // Back returns to where it was opened
     showTab("files", false);
     if (stale.has("files")) {
       stale.delete("files");
@@ -37,6 +42,7 @@ const REFRESH = {
 
 function showTab(name, load = true) {
   activeTab = name;
+  writeState({ tab: name === "search" ? "" : name }, false);
   for (const tab of TABS) {
     const selected = tab === name;
     const button = byId(`tab-${tab}`);
@@ -46,13 +52,23 @@ function showTab(name, load = true) {
   }
   if (load && stale.has(name)) {
     stale.delete(name);
-    REFRESH[name]();
+    const refreshed = REFRESH[name]();
+    if (name === "files" && pendingFile) {
+      const { path, start, end } = pendingFile;
+      pendingFile = null;
+      Promise.resolve(refreshed).then(() => showFile(path, start, end, session.agent));
+    }
   }
 }
 
 function initTabs() {
   const tablist = byId("tabs");
-  for (const tab of TABS) byId(`tab-${tab}`).addEventListener("click", () => showTab(tab));
+  for (const tab of TABS) {
+    byId(`tab-${tab}`).addEventListener("click", () => {
+      if (tab !== activeTab) history.pushState(null, "", window.location.href);
+      showTab(tab);
+    });
+  }
   tablist.addEventListener("keydown", (event) => {
     const index = TABS.indexOf(activeTab);
     const moves = {
@@ -132,13 +148,30 @@ function initSession() {
   });
   byId("agent").addEventListener("change", (event) => {
     session.agent = event.target.value;
+    writeState({ agent: session.agent }, true);
+    closeFile(); // the open file belonged to the other workspace
     for (const tab of TABS) stale.add(tab);
     showTab(activeTab);
     loadIndexStatus();
   });
+  window.addEventListener("popstate", () => {
+    applyState();
+    if (readToken()) connect();
+  });
   window.addEventListener("memdir:unauthorized", () => {
     showLogin("The server refused the token: paste the one in $MEMDIR_HOME/api-token.");
   });
+}
+
+// Take the view from the address: tab, query and scope, agent, open file and lines.
+function applyState() {
+  const state = readState();
+  activeTab = TABS.includes(state.tab) ? state.tab : "search";
+  session.agent = state.agent;
+  restoreSearch(state.q, state.scope);
+  const [start, end] = (state.lines || "").split("-").map((n) => Number.parseInt(n, 10) || null);
+  pendingFile = state.file ? { path: state.file, start, end: end || start } : null;
+  if (state.file && !state.tab) activeTab = "files";
 }
 
 function start() {
@@ -148,6 +181,7 @@ function start() {
   initFiles(ctx);
   initFacts(ctx);
   takeTokenFromFragment();
+  applyState();
   if (readToken()) connect();
   else showLogin();
 }

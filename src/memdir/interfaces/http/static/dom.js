@@ -54,6 +54,22 @@ export function timeEl(iso) {
   return h("time", { datetime: iso }, formatTime(iso));
 }
 
+// `text` as nodes with every occurrence of the query's words wrapped in <mark>. The
+// text stays text: matches are cut out of it and put in elements, nothing is parsed.
+export function highlighted(text, query) {
+  const words = [...new Set(String(query).toLowerCase().match(/[\p{L}\p{N}_]{2,}/gu) || [])]
+    .filter((word) => !STOPWORDS.has(word))
+    .sort((a, b) => b.length - a.length);
+  if (!words.length) return [text];
+  const escaped = words.map((word) => word.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"));
+  const pattern = new RegExp(`(${escaped.join("|")})`, "giu");
+  return String(text).split(pattern).map((part, i) => (i % 2 ? h("mark", {}, part) : part));
+}
+
+const STOPWORDS = new Set(["a", "an", "and", "are", "as", "at", "be", "by", "did", "do", "does",
+  "for", "from", "how", "in", "is", "it", "of", "on", "or", "the", "to", "was", "we", "what",
+  "when", "where", "which", "who", "why", "with", "about"]);
+
 // An error from the API (or the network) as one line for a status area.
 export function describeError(error) {
   if (error && error.status) return `${error.title} (${error.status}): ${error.detail}`;

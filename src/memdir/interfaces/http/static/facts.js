@@ -1,7 +1,8 @@
 // The facts timeline: every fact with its validity; superseded ones struck through
-// with an arrow to their successor, forgotten ones marked. Filter by category.
+// with an arrow to their successor, forgotten ones marked. Filter by category; save a
+// fact (POST /facts) and forget one with a reason (DELETE /facts/{id}?reason=).
 
-import { getJson } from "./api.js";
+import { getJson, sendJson } from "./api.js";
 import { describeError, fill, h, timeEl } from "./dom.js";
 
 const statusLine = () => document.getElementById("facts-status");
@@ -33,6 +34,36 @@ function stateBadge(fact) {
   return h("span", { class: `badge state-${fact.state}` }, label || fact.state);
 }
 
+// "Forget…" opens a reason field; the fact is retired (kept for as_of and audit).
+function forgetControl(fact, ctx) {
+  const reasonId = `forget-reason-${fact.id}`;
+  const formEl = h("form", { class: "row forget-form", hidden: true },
+    h("label", { for: reasonId }, "Why is it no longer true?"),
+    h("input", { id: reasonId, type: "text", required: true, maxlength: "500" }),
+    h("button", { type: "submit" }, "Forget"),
+    h("button", { type: "button", class: "secondary", onclick: () => { formEl.hidden = true; } },
+      "Cancel"),
+    h("span", { class: "status forget-status", role: "status" }));
+  formEl.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const reason = formEl.querySelector("input").value.trim();
+    if (!reason) return;
+    try {
+      await sendJson("DELETE", `/facts/${encodeURIComponent(fact.id)}`, undefined, { reason });
+    } catch (error) {
+      fill(formEl.querySelector(".forget-status"), h("span", { class: "error" }, describeError(error)));
+      return;
+    }
+    fill(document.getElementById("save-fact-status"), `Forgot: ${fact.text} (${reason})`);
+    await refreshFacts(ctx);
+  });
+  const open = h("button", {
+    type: "button", class: "link forget-open",
+    onclick: () => { formEl.hidden = false; formEl.querySelector("input").focus(); },
+  }, "Forget…");
+  return [open, formEl];
+}
+
 function factItem(fact, byId, axis, ctx) {
   const textTag = fact.state === "current" ? "span" : fact.state === "forgotten" ? "s" : "del";
   const successor = fact.superseded_by ? byId.get(fact.superseded_by) : null;
@@ -49,6 +80,7 @@ function factItem(fact, byId, axis, ctx) {
       }, `${fact.source_path}:${fact.source_line}`)),
     h(textTag, { class: "fact-text" }, fact.text),
     validity,
+    fact.state === "current" ? forgetControl(fact, ctx) : null,
     h("div", { class: "span-track", "aria-hidden": "true" },
       h("span", { class: `span-fill ${fact.state}`, style: spanStyle(fact, axis) })),
     successor || fact.superseded_by
@@ -104,7 +136,34 @@ export async function refreshFacts(ctx) {
   fill(list(), facts.map((fact) => factItem(fact, byId, axis, ctx)));
 }
 
+const SAVED = { add: "Saved", update: "Updated", supersede: "Saved, superseding an older fact",
+  none: "Already known" };
+
+async function saveFact(event, ctx) {
+  event.preventDefault();
+  const textBox = document.getElementById("fact-text");
+  const status = document.getElementById("save-fact-status");
+  const content = textBox.value.trim();
+  if (!content) return;
+  const body = { content };
+  const category = document.getElementById("fact-category").value;
+  if (category) body.category = category;
+  fill(status, "Saving…");
+  let outcome;
+  try {
+    outcome = await sendJson("POST", "/facts", body);
+  } catch (error) {
+    fill(status, h("span", { class: "error" }, describeError(error)));
+    return;
+  }
+  const verb = SAVED[outcome.action] || "Saved";
+  fill(status, outcome.fact ? `${verb}: ${outcome.fact.text}` : `Nothing saved: ${outcome.reason}`);
+  textBox.value = "";
+  await refreshFacts(ctx);
+}
+
 export function initFacts(ctx) {
   categorySelect().addEventListener("change", () => refreshFacts(ctx));
   document.getElementById("facts-form").addEventListener("submit", (e) => e.preventDefault());
+  document.getElementById("save-fact-form").addEventListener("submit", (e) => saveFact(e, ctx));
 }

@@ -1,13 +1,16 @@
-// The file view: the workspace's Markdown files and one file with line numbers.
+// The file view: the workspace's Markdown files, one file with line numbers, and exact
+// find-and-replace edits (PATCH /files/{path}: the rules of the memory_edit_file tool).
 
-import { encodePath, getJson, session } from "./api.js";
+import { encodePath, getJson, sendJson, session } from "./api.js";
 import { describeError, fill, h } from "./dom.js";
+import { writeState } from "./state.js";
 
-const list = () => document.getElementById("file-list");
-const title = () => document.getElementById("file-title");
-const statusLine = () => document.getElementById("file-status");
-const content = () => document.getElementById("file-content");
-const filterBox = () => document.getElementById("file-filter");
+const byId = (id) => document.getElementById(id);
+const list = () => byId("file-list");
+const title = () => byId("file-title");
+const statusLine = () => byId("file-status");
+const content = () => byId("file-content");
+const filterBox = () => byId("file-filter");
 
 let files = [];
 let current = null; // { path, agent }
@@ -38,8 +41,8 @@ export async function loadFileList() {
   renderList();
 }
 
-function lineRow(number, text, highlighted) {
-  return h("div", { class: highlighted ? "line hl" : "line", dataset: { line: String(number) } },
+function lineRow(number, text, highlightedLine) {
+  return h("div", { class: highlightedLine ? "line hl" : "line", dataset: { line: String(number) } },
     h("span", { class: "ln" }, String(number)),
     h("span", { class: "lt" }, text === "" ? "\u200b" : text));
 }
@@ -47,9 +50,12 @@ function lineRow(number, text, highlighted) {
 // Show `path` (of `agent`'s workspace) with lines start..end highlighted and in view.
 export async function showFile(path, start, end, agent) {
   current = { path, agent };
+  closeEditor();
+  byId("edit-open").hidden = true;
   fill(title(), path);
   fill(statusLine(), "Loading…");
   fill(content());
+  writeState({ file: path, lines: start ? `${start}-${end || start}` : "" });
   let file;
   try {
     file = await getJson(`/files/${encodePath(path)}`, {}, agent);
@@ -63,6 +69,7 @@ export async function showFile(path, start, end, agent) {
   const last = end || first;
   const rows = lines.map((text, i) => lineRow(i + 1, text, first > 0 && i + 1 >= first && i + 1 <= last));
   fill(content(), rows);
+  byId("edit-open").hidden = false;
   const where = agent ? ` (agent ${agent})` : "";
   fill(statusLine(), first
     ? `${lines.length} lines${where}; lines ${first}–${last} highlighted`
@@ -76,8 +83,63 @@ export async function showFile(path, start, end, agent) {
   }
 }
 
+// Forget the open file (the agent changed: its file is another workspace's).
+export function closeFile() {
+  current = null;
+  closeEditor();
+  byId("edit-open").hidden = true;
+  fill(title(), "No file open");
+  fill(statusLine());
+  fill(content());
+  writeState({ file: "", lines: "" });
+}
+
+function openEditor() {
+  const selection = window.getSelection ? String(window.getSelection()) : "";
+  byId("edit-form").hidden = false;
+  byId("edit-open").hidden = true;
+  byId("edit-old").value = selection;
+  byId("edit-new").value = selection;
+  byId("edit-all").checked = false;
+  fill(byId("edit-status"));
+  byId("edit-old").focus();
+}
+
+function closeEditor() {
+  byId("edit-form").hidden = true;
+  if (current) byId("edit-open").hidden = false;
+}
+
+async function saveEdit(event) {
+  event.preventDefault();
+  if (!current) return;
+  const body = {
+    old_text: byId("edit-old").value,
+    new_text: byId("edit-new").value,
+    replace_all: byId("edit-all").checked,
+  };
+  if (!body.old_text) {
+    fill(byId("edit-status"), h("span", { class: "error" }, "Give the exact text to replace."));
+    return;
+  }
+  fill(byId("edit-status"), "Saving…");
+  let result;
+  try {
+    result = await sendJson("PATCH", `/files/${encodePath(current.path)}`, body, {}, current.agent);
+  } catch (error) {
+    fill(byId("edit-status"), h("span", { class: "error" }, describeError(error)));
+    return;
+  }
+  const count = result.replacements;
+  await showFile(current.path, null, null, current.agent);
+  fill(statusLine(), `Saved: replaced ${count} occurrence${count === 1 ? "" : "s"}.`);
+}
+
 export function initFiles() {
   filterBox().addEventListener("input", renderList);
+  byId("edit-open").addEventListener("click", openEditor);
+  byId("edit-cancel").addEventListener("click", closeEditor);
+  byId("edit-form").addEventListener("submit", saveEdit);
 }
 
 export async function refreshFiles() {

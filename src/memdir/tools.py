@@ -371,26 +371,26 @@ def render_recent(activity: RecentActivity, days: float) -> str:
     since = _stamp(activity.since)
     if not activity.files and not activity.facts:
         return f"Nothing changed in memory in the last {days:g} day(s) (since {since})."
-    lines = [f"Files written since {since}, newest first:"]
-    lines.extend(
-        f"- {change.path} ({_stamp(change.modified)}, {change.size_bytes} bytes)"
+    files = [
+        f"{change.path} ({_stamp(change.modified)}, {change.size_bytes} bytes)"
         for change in activity.files
-    )
-    if not activity.files:
-        lines.append("- none")
-    if activity.more_files:
-        lines.append(f"- ... and {activity.more_files} more")
-    lines.append("Facts changed since then, newest first:")
-    lines.extend(
-        f"- {change.kind} {_stamp(change.at)}: {render_fact(change.fact)}"
+    ]
+    facts = [
+        f"{change.kind} {_stamp(change.at)}: {render_fact(change.fact)}"
         for change in activity.facts
-    )
-    if not activity.facts:
-        lines.append("- none")
-    if activity.more_facts:
-        lines.append(f"- ... and {activity.more_facts} more")
+    ]
+    lines = [
+        *_listed(f"Files written since {since}, newest first:", files, activity.more_files),
+        *_listed("Facts changed since then, newest first:", facts, activity.more_facts),
+    ]
     head = f"Memory activity in the last {days:g} day(s):"
     return "\n".join([head, *fence_data(lines)])
+
+
+def _listed(title: str, rows: Sequence[str], more: int) -> list[str]:
+    """``title`` and a bullet per row (``- none`` for no row), then how many were left out."""
+    lines = [title, *(f"- {row}" for row in rows or ["none"])]
+    return [*lines, f"- ... and {more} more"] if more else lines
 
 
 @dataclass(frozen=True)

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import IO
 
 LINE_INTERVAL_S = 10.0
+QUIET_S = 1.0  # work that ends sooner leaves no progress line in a log
 
 
 @dataclass(frozen=True)
@@ -53,10 +54,17 @@ class _Stage:
     started: float
     first_done: int
     last_line: float
+    shown: bool = False
 
 
 class ProgressLines:
-    """Progress as occasional lines on a stream that is not a terminal."""
+    """Progress as occasional lines on a stream that is not a terminal.
+
+    Nothing is written during the first ``quiet_s`` seconds, so quick work (a
+    consolidation, a small sync) leaves no noise in a script's output; after that,
+    a line when a stage starts (or is first seen), every ``interval_s`` seconds
+    while it runs, and when it ends.
+    """
 
     def __init__(
         self,
@@ -64,21 +72,29 @@ class ProgressLines:
         stream: IO[str] | None = None,
         interval_s: float = LINE_INTERVAL_S,
         clock: Callable[[], float] = time.monotonic,
+        quiet_s: float = QUIET_S,
     ) -> None:
         self.label = label
         self.stream = stream or sys.stderr
         self.interval_s = interval_s
         self.clock = clock
+        self.quiet_s = quiet_s
+        self.started: float | None = None
         self.stages: dict[str, _Stage] = {}
 
     def __call__(self, update: ProgressUpdate) -> None:
         now = self.clock()
+        if self.started is None:
+            self.started = now
         stage = self.stages.get(update.stage)
         if stage is None:
-            self.stages[update.stage] = _Stage(now, update.done, now)
-            self._write(update, None)
+            stage = self.stages[update.stage] = _Stage(now, update.done, now, shown=False)
+        if now - self.started < self.quiet_s:
             return
-        if update.finished or now - stage.last_line >= self.interval_s:
+        if not stage.shown:
+            stage.shown, stage.last_line = True, now
+            self._write(update, stage if stage.started < now else None)
+        elif update.finished or now - stage.last_line >= self.interval_s:
             stage.last_line = now
             self._write(update, stage)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import os
 import pty
+import re
 import select
 import subprocess
 import sys
@@ -28,7 +29,7 @@ class FakeClock:
 
 def test_lines_at_start_every_interval_and_at_the_end() -> None:
     out, clock = io.StringIO(), FakeClock()
-    lines = ProgressLines("memdir index sync", out, interval_s=10, clock=clock)
+    lines = ProgressLines("memdir index sync", out, interval_s=10, clock=clock, quiet_s=0)
     for done in range(0, 401):
         clock.now = done * 0.1  # 10 units a second, 40 s in all
         lines(ProgressUpdate("embedding", done, 400, "units"))
@@ -41,7 +42,7 @@ def test_lines_at_start_every_interval_and_at_the_end() -> None:
 
 def test_each_stage_has_its_own_lines_and_unknown_totals_are_counts() -> None:
     out, clock = io.StringIO(), FakeClock()
-    lines = ProgressLines("x", out, interval_s=10, clock=clock)
+    lines = ProgressLines("x", out, interval_s=10, clock=clock, quiet_s=0)
     lines(ProgressUpdate("reading files", 1, 2, "files", "MEMORY.md"))
     lines(ProgressUpdate("reading files", 2, 2, "files", "memory/a.md"))
     lines(ProgressUpdate("vector graphs", 0, None, "", "building the chunk graph"))
@@ -49,6 +50,22 @@ def test_each_stage_has_its_own_lines_and_unknown_totals_are_counts() -> None:
     assert written[0].endswith("x: reading files 1/2 files (MEMORY.md)")
     assert "reading files 2/2 files" in written[1]
     assert written[2].endswith("x: vector graphs (building the chunk graph)")
+
+
+def test_quick_work_leaves_no_line_and_slow_work_starts_after_the_quiet_time() -> None:
+    out, clock = io.StringIO(), FakeClock()
+    lines = ProgressLines("x", out, interval_s=10, clock=clock, quiet_s=1.0)
+    for done in range(1, 6):
+        clock.now = done * 0.1
+        lines(ProgressUpdate("reading files", done, 5, "files"))
+    assert out.getvalue() == ""  # 0.5 s in all: nothing to say
+    clock.now = 2.0
+    lines(ProgressUpdate("embedding", 10, 100, "units"))
+    clock.now = 3.0
+    lines(ProgressUpdate("embedding", 20, 100, "units"))
+    written = out.getvalue().splitlines()
+    assert len(written) == 1
+    assert written[0].endswith("x: embedding 10/100 units")
 
 
 def test_a_terminal_gets_a_bar_with_rate_and_time_left() -> None:
@@ -75,16 +92,14 @@ def _workspace(home: Path, files: int) -> None:
 
 @pytest.mark.slow
 def test_index_sync_logs_progress_lines_when_piped(home: Path) -> None:
-    _workspace(home, 12)
-    command = [sys.executable, "-m", "memdir", "--home", str(home), "--set",
-               "embeddings.provider=hash", "index", "sync"]  # fmt: skip
-    done = subprocess.run(command, capture_output=True, text=True, check=True, timeout=120)
+    _workspace(home, 24)  # ~500 units: seconds of work for the real model
+    command = [sys.executable, "-m", "memdir", "--home", str(home), "index", "sync"]
+    done = subprocess.run(command, capture_output=True, text=True, check=True, timeout=300)
     log = done.stderr.splitlines()
-    assert any("memdir index sync: reading files 12/12 files" in line for line in log), log
-    embedding = [line for line in log if ": embedding " in line]
-    assert embedding
-    assert " units" in embedding[-1]
-    assert "12 added" in done.stdout  # the summary stays on stdout
+    embedding = [line for line in log if "memdir index sync: embedding " in line]
+    assert embedding, log
+    assert re.search(r"embedding (\d[\d,]*)/\1 units", embedding[-1]), embedding  # the end
+    assert "24 added" in done.stdout  # the summary stays on stdout
 
 
 @pytest.mark.slow

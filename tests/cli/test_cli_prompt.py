@@ -10,6 +10,7 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from memdir.interfaces.cli import app
+from memdir.tools import TOOLS
 
 runner = CliRunner()
 SKILL = """---
@@ -147,7 +148,7 @@ def test_skills_are_listed_denied_and_counted(home: Path) -> None:
     report = context(home)
     assert report["skills"] == 2
     assert report["workspace"] == str(root)
-    assert report["tools"] == 12
+    assert report["tools"] == len(TOOLS)  # every tool the tool table defines
     denied = context(home, "--set", "prompt.skills_deny=triage")
     assert denied["skills"] == 1
     assert run(home, "--agent", "coder", "init")[0] == 0

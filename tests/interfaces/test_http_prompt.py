@@ -12,6 +12,7 @@ from fastapi.testclient import TestClient
 from memdir.embeddings.base import HashEmbedder
 from memdir.interfaces.http import create_app
 from memdir.memory import Memory
+from memdir.tools import TOOLS
 
 TOKEN = "p" * 32
 
@@ -36,7 +37,7 @@ def test_session_kind_and_context_fields(api: TestClient, home: Path) -> None:
     report = api.get("/api/v1/context", params={"session_kind": "group"}).json()
     assert report["session_kind"] == "group"
     assert report["workspace"] == str(home / "workspace")
-    assert report["tools"] == 12
+    assert report["tools"] == len(TOOLS)  # every tool the tool table defines
     assert report["skills"] == 0
     memory_row = next(f for f in report["files"] if f["name"] == "MEMORY.md")
     assert memory_row["status"] == "EXCLUDED"

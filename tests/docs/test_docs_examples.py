@@ -305,11 +305,18 @@ def run_python_block(block: Block, sandbox: Sandbox) -> None:
 
 
 def load_toml(block: Block, sandbox: Sandbox) -> None:
-    """A memdir.toml example: memdir loads it (every key known, every value valid)."""
+    """A memdir.toml example: memdir loads it (every key known, every value valid); a
+    prompt.toml example (only ``[files."..."]`` tables): the prompt-file reader loads it."""
     from memdir.config import load_settings
+    from memdir.workspace.prompt_files import load_prompt_files
 
     home = sandbox.root / f"toml-{block.line}"
     home.mkdir()
+    if set(tomllib.loads(block.code)) == {"files"}:
+        (home / "prompt.toml").write_text(block.code, encoding="utf-8")
+        listed = {entry.path for entry in load_prompt_files(home)}
+        assert set(tomllib.loads(block.code)["files"]) <= listed, listed
+        return
     (home / "memdir.toml").write_text(block.code, encoding="utf-8")
     loaded = load_settings(home)
     for section, values in tomllib.loads(block.code).items():

@@ -17,6 +17,7 @@ from test_mcp_stdio import run_session, text_of
 
 from memdir.embeddings.base import HashEmbedder
 from memdir.memory import Memory
+from memdir.tools import TOOLS
 
 pytestmark = pytest.mark.slow
 NOTE = "memory/notes.md"
@@ -117,7 +118,7 @@ def test_group_prompt_and_context_report(transcript: tuple[Path, dict[str, Any]]
     report = data(transcript, "context")
     rows = {row["name"]: row["status"] for row in report["files"]}
     assert (rows["TOOLS.md"], rows["MEMORY.md"]) == ("DISABLED", "EXCLUDED")
-    assert (report["session_kind"], report["tools"]) == ("group", 12)
+    assert (report["session_kind"], report["tools"]) == ("group", len(TOOLS))
     assert "TOOLS.md: DISABLED order 50" in text_of(out["context"])
     assert out["set_nothing"].is_error
     assert "pass enabled and/or sort_order" in text_of(out["set_nothing"])

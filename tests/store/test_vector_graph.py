@@ -185,7 +185,7 @@ def test_sync_builds_the_graph_of_a_large_kind(tmp_path: Path) -> None:
         sync_files(store, embedder, files, sources=["global"], optimize=False)  # before a search
         assert store.stats().extra["vector_graphs"] == {}
         sync_files(
-            store, embedder, files, sources=["global"], progress=lambda *a: notes.append(a[2])
+            store, embedder, files, sources=["global"], progress=lambda u: notes.append(u.detail)
         )
         assert store.stats().extra["vector_graphs"] == {"block": 700}
     assert notes[-1] == "building the vector graph of 700 blocks"

@@ -126,8 +126,10 @@ def test_forget_by_id_and_by_query_hides_and_audits(open_book: OpenBook) -> None
     audit = book.list_facts(include_forgotten=True)
     assert {f.forgotten_reason for f in audit} == {"no longer true", "she moved"}
     assert book.forget(tea.id, reason="again") == book.get(tea.id)
-    with pytest.raises(NotFoundError, match="memory_recall"):
+    with pytest.raises(NotFoundError, match="find it with") as missing:
         book.forget("f-aaaaaaaaaa", reason="x")
+    assert missing.value.next_step is not None
+    assert missing.value.next_step.action == "recall"
     with pytest.raises(InvalidInputError, match="not valid"):
         book.forget("f-nope", reason="x")
 

@@ -82,24 +82,29 @@ def test_a_terminal_gets_a_bar_with_rate_and_time_left() -> None:
     assert "/s" in shown  # the rate
 
 
-def _workspace(home: Path, files: int) -> None:
+def _workspace(home: Path, files: int, bullets: int = 20) -> None:
     memory = home / "workspace" / "memory"
     memory.mkdir(parents=True)
     for day in range(files):
-        bullets = "".join(f"- item {n} of day {day}: topic {n * day % 97}\n" for n in range(20))
-        (memory / f"2026-01-{day + 1:02d}.md").write_text(f"# Day {day}\n\n{bullets}", "utf-8")
+        lines = "".join(
+            f"- item {n} of day {day}: the team discussed topic {n * day % 97} with the "
+            f"owners of service {n % 13}, agreed on a plan and wrote down who follows up\n"
+            for n in range(bullets)
+        )
+        name = f"2026-{day // 28 + 1:02d}-{day % 28 + 1:02d}.md"
+        (memory / name).write_text(f"# Day {day}\n\n{lines}", "utf-8")
 
 
 @pytest.mark.slow
 def test_index_sync_logs_progress_lines_when_piped(home: Path) -> None:
-    _workspace(home, 24)  # ~500 units: seconds of work for the real model
+    _workspace(home, 40, bullets=30)  # ~1,300 units of ~30 tokens: seconds for the model
     command = [sys.executable, "-m", "memdir", "--home", str(home), "index", "sync"]
     done = subprocess.run(command, capture_output=True, text=True, check=True, timeout=300)
     log = done.stderr.splitlines()
     embedding = [line for line in log if "memdir index sync: embedding " in line]
     assert embedding, log
     assert re.search(r"embedding (\d[\d,]*)/\1 units", embedding[-1]), embedding  # the end
-    assert "24 added" in done.stdout  # the summary stays on stdout
+    assert "40 added" in done.stdout  # the summary stays on stdout
 
 
 @pytest.mark.slow

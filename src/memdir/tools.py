@@ -66,6 +66,9 @@ log = logging.getLogger(__name__)
 
 ArgsT = TypeVar("ArgsT", bound=BaseModel)
 MAX_CONTENT_CHARS = 2_000_000
+ISO_MOMENT = re.compile(
+    r"\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,6})?)?)?(?:Z|[+-]\d{2}:?\d{2})?"
+)
 
 
 class ToolError(MemdirError):
@@ -155,7 +158,11 @@ class MemorySaveArgs(_Args):
     )
     category: str | None = _CATEGORY
     importance: int | None = Field(
-        None, ge=1, le=10, description="1 (trivial) to 10 (critical); default: estimated."
+        None,
+        ge=1,
+        le=10,
+        strict=True,  # true/false or "7" are refused, not coerced
+        description="1 (trivial) to 10 (critical); default: estimated.",
     )
 
 
@@ -174,10 +181,21 @@ AsOf = Annotated[
 """A moment as ISO 8601: a datetime, or a date (meaning the end of that day)."""
 
 
-def _end_of_day(value: object) -> object:
-    if isinstance(value, str) and len(value) == 10:
-        return f"{value}T23:59:59"  # a bare date means the end of that day
-    return value
+def iso_moment(value: object) -> object:
+    """Check an ``as_of`` value: an ISO 8601 date or datetime string, never a number.
+
+    A bare date means the end of that day. Numbers (``0.5``, ``1700000000``) are
+    refused rather than read as Unix timestamps.
+    """
+    if value is None or isinstance(value, datetime):
+        return value
+    if not isinstance(value, str) or not ISO_MOMENT.fullmatch(value.strip()):
+        raise ValueError(
+            f"{value!r} is not an ISO 8601 date or datetime; pass e.g. 2026-01-31 or "
+            "2026-01-31T09:00:00Z"
+        )
+    value = value.strip()
+    return f"{value}T23:59:59" if len(value) == 10 else value
 
 
 class MemoryRecallArgs(_Args):
@@ -188,7 +206,7 @@ class MemoryRecallArgs(_Args):
     )
     limit: int = Field(5, ge=1, le=50, description="How many facts to return.")
 
-    _date_only = field_validator("as_of", mode="before")(_end_of_day)
+    _date_only = field_validator("as_of", mode="before")(iso_moment)
 
 
 class MemoryListFactsArgs(_Args):
@@ -201,7 +219,7 @@ class MemoryListFactsArgs(_Args):
     )
     limit: int = Field(50, ge=1, le=500, description="At most this many facts, newest first.")
 
-    _date_only = field_validator("as_of", mode="before")(_end_of_day)
+    _date_only = field_validator("as_of", mode="before")(iso_moment)
 
 
 class MemoryRecentArgs(_Args):

@@ -212,6 +212,47 @@ def test_scopes_are_separate(open_book: OpenBook) -> None:
     assert shared.store.identity == EmbedderIdentity("hash", "hash-64", 64)
 
 
+def test_a_fact_id_from_another_workspace_changes_only_the_writer(open_book: OpenBook) -> None:
+    shared = open_book()
+    alice = open_book(agent="alice")
+    fact = shared.save("The support page is docs.example.org/help").fact
+    assert fact is not None
+    note = shared.workspace.root / fact.source_path
+    copy = alice.workspace.root / "memory" / "2026-01-01.md"
+    copy.parent.mkdir(parents=True)
+    copy.write_text(note.read_text().replace("docs.example.org/help", "evil.example/login"))
+    assert alice.sync().added == 1
+    alice.recall("support page")  # records an access in alice's scope only
+    got = shared.get(fact.id)
+    assert (got.text, got.source, got.access_count) == (fact.text, fact.source, 0)
+    for book in (shared, open_book()):  # a second store sees the same
+        assert _texts(book, "support page") == [fact.text]
+        assert "evil" not in book.prompt_block()
+    assert alice.get(fact.id).text == "The support page is evil.example/login"
+    alice.forget(fact.id, reason="wrong page")
+    alice.rebuild()
+    assert not shared.get(fact.id).forgotten
+    assert shared.store.vector_shas().keys() == {fact.id}
+
+
+def test_a_failed_transaction_leaves_nothing(open_book: OpenBook) -> None:
+    book = open_book()
+    book.save("The office is in Berlin")
+    before = book.list_facts()
+    seen: list[list[Fact]] = []
+
+    def fail_midway() -> None:
+        with book.store.transaction():
+            book.store.apply(deletes=[f.id for f in before])
+            seen.append(book.store.list_facts(FactFilter()))
+            raise RuntimeError("boom")
+
+    with pytest.raises(RuntimeError, match="boom"):
+        fail_midway()
+    assert seen == [[]]
+    assert book.list_facts() == before
+
+
 def test_keyword_only_then_backfill_and_a_mismatched_embedder(open_book: OpenBook) -> None:
     plain = open_book(embedder=None)
     plain.save("My cat's name is Whiskerino")

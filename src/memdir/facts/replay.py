@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -158,14 +159,36 @@ def sync_facts(
 
     Files whose size and mtime match the stored stamp are not read; a file read
     with an unchanged hash only refreshes its stamp. Facts are re-derived only
-    when some content changed or a file vanished.
+    when some content changed or a file vanished. Reading the notes, replacing
+    their events and writing the derived facts is one store transaction, so a
+    save of another process lands wholly before or after it and is never undone;
+    vectors for new texts are computed afterwards, outside it.
     """
+    with store.transaction():
+        report = sync_notes_locked(store, files)
+    embedded = _backfill_vectors(store, embedder, only_missing=not report.files_read)
+    if report.files_read or report.files_removed:
+        logger.info(
+            "facts sync: %d files read, %d removed; facts +%d ~%d -%d; %d embedded",
+            report.files_read, report.files_removed, report.added, report.changed,
+            report.removed, embedded,
+        )  # fmt: skip
+    return replace(report, embedded=embedded)
+
+
+def sync_notes_locked(store: FactStore, files: Sequence[FileRef]) -> FactSyncReport:
+    """``sync_facts`` without the vectors, inside the caller's store transaction."""
     changed, removed, new_content = _read_changed(store, files)
     if changed or removed:
         store.replace_file_events(changed, removed)
     if not new_content and not removed:
-        embedded = _backfill_vectors(store, embedder, only_missing=True)
-        return FactSyncReport(0, 0, 0, 0, 0, embedded)
+        return FactSyncReport(0, 0, 0, 0, 0, 0)
+    added, updated, deleted = _apply_derived(store)
+    return FactSyncReport(new_content, len(removed), added, updated, deleted, 0)
+
+
+def _apply_derived(store: FactStore) -> tuple[int, int, int]:
+    """Re-derive every fact from the recorded events and write the difference."""
     derived = derive_facts(store.all_events())
     current = {f.id: f for f in store.list_facts(EVERYTHING)}
     added = [f for fid, f in derived.items() if fid not in current]
@@ -174,14 +197,40 @@ def sync_facts(
     ]
     deleted = [fid for fid in current if fid not in derived]
     store.apply(upserts=[*added, *updated], deletes=deleted)
-    embedded = _backfill_vectors(store, embedder)
-    logger.info(
-        "facts sync: %d files read, %d removed; facts +%d ~%d -%d; %d embedded",
-        new_content, len(removed), len(added), len(updated), len(deleted), embedded,
-    )  # fmt: skip
-    return FactSyncReport(
-        new_content, len(removed), len(added), len(updated), len(deleted), embedded
-    )
+    return len(added), len(updated), len(deleted)
+
+
+def record_note_events(
+    store: FactStore,
+    note: FileRef,
+    ours: Sequence[FactEvent],
+    upserts: Sequence[Fact],
+    vectors: dict[str, tuple[str, Vector]] | None = None,
+) -> None:
+    """After appending the lines of ``ours`` to ``note``: record them, their facts and the
+    note's new stamp (inside a store transaction that covers the append).
+
+    The note is read back (stat first, so a later append makes the next sync
+    read it again) and its marker lines parsed. When they are exactly the
+    recorded ones plus ``ours``, ``upserts`` are written as they are; when
+    another writer added marker lines meanwhile (a file write or edit), the
+    facts are re-derived from every event instead.
+    """
+    relpath, path = note
+    with path.open("rb") as handle:
+        stat = os.fstat(handle.fileno())
+        data = handle.read(stat.st_size)
+    stamp = FactStamp(relpath, hashlib.sha256(data).hexdigest(), stat.st_size, stat.st_mtime_ns)
+    parsed = parse_fact_lines(relpath, data.decode("utf-8", errors="replace"))
+    expected = {*store.all_events(relpath), *ours}
+    store.replace_file_events([(stamp, parsed)], [])
+    if set(parsed) == expected:
+        store.apply(upserts=upserts, vectors=vectors)
+        return
+    logger.info("%s holds marker lines not recorded yet; re-deriving the facts", relpath)
+    _apply_derived(store)
+    if vectors:
+        store.apply(vectors=vectors)
 
 
 def _backfill_vectors(
@@ -203,5 +252,7 @@ def rebuild_facts(
     store: FactStore, embedder: Embedder | None, files: Sequence[FileRef]
 ) -> FactSyncReport:
     """Forget everything the store knows (usage statistics too) and replay ``files``."""
-    store.clear()
-    return sync_facts(store, embedder, files)
+    with store.transaction():
+        store.clear()
+        report = sync_notes_locked(store, files)
+    return replace(report, embedded=_backfill_vectors(store, embedder))

@@ -15,6 +15,7 @@ import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
+from pathlib import Path
 
 from memdir.embeddings.base import Embedder, Vectors
 from memdir.errors import InvalidInputError, NextStep, NotFoundError
@@ -34,7 +35,7 @@ from memdir.facts.markers import (
     new_fact_id,
 )
 from memdir.facts.recall import build_fact_query, check_embedder, fuse_ranks, recall
-from memdir.facts.replay import bind_embedder, text_sha
+from memdir.facts.replay import bind_embedder, record_note_events, sync_notes_locked, text_sha
 from memdir.facts.safety import check_fact_text, check_importance, check_reason
 from memdir.store.fact_records import Fact, FactEvent, FactFilter
 from memdir.store.facts_protocol import FactStore
@@ -121,47 +122,78 @@ def save_fact(
 
     Raises ``InvalidInputError`` (empty, too long, several lines, marker syntax,
     bad category or importance) and ``SecretRejectedError`` before writing anything.
+    Finding the candidates, deciding, appending the line and recording it run in
+    one store transaction (after catching up with notes changed since the last
+    sync), so concurrent saves and syncs of the scope see each other's facts and
+    two updates of one subject never both supersede the same fact. A model's
+    decision is asked for outside that lock and used only if the candidates are
+    still the same inside it.
     """
     text = check_fact_text(text)
     explicit_category = None if category is None else check_category(category)
     explicit_importance = None if importance is None else check_importance(importance)
-    now = clock()
     vector = _embed_one(store, embedder, text)
-    candidates = find_candidates(store, embedder, text, vector, now)
-    if decide is None:
-        decision = decide_heuristically(text, candidates, explicit_category)
-    else:
-        decision = _checked_decision(decide(text, candidates), candidates)
-    target = next((c.fact for c in candidates if c.fact.id == decision.target_id), None)
-    if decision.action == "none":
-        return _reinforce(store, workspace, target, explicit_importance, now, decision.reason)
-    if decision.action == "add":
-        target = None
-    chosen_category = explicit_category or (
-        target.category if target else classify_fact(text, embedder, vector)
-    )
-    chosen_importance = explicit_importance or (target.importance if target else DEFAULT_IMPORTANCE)
-    fact_id = new_fact_id()
-    supersedes = None if target is None else target.id
-    line = format_fact_line(fact_id, text, chosen_category, chosen_importance, now, supersedes)
-    location = workspace.append_daily(line, date=now.astimezone().date())
-    fact = Fact(
-        id=fact_id, text=text, category=chosen_category, importance=chosen_importance,
-        recorded_at=now, valid_from=now, valid_to=None, supersedes=supersedes,
-        source_path=location.path, source_line=location.start_line,
-    )  # fmt: skip
-    event = FactEvent(
-        location.path, location.start_line, "fact", fact_id, now, text, chosen_category,
-        chosen_importance, supersedes,
-    )  # fmt: skip
-    ended = None if target is None else replace(target, valid_to=now)
-    vectors = {}
-    if vector is not None and embedder is not None:
-        bind_embedder(store, embedder)
-        vectors[fact_id] = (text_sha(text), vector)
-    store.apply(events=[event], upserts=[fact] if ended is None else [fact, ended], vectors=vectors)
+    advance: tuple[list[str], FactDecision] | None = None
+    if decide is not None:
+        early = find_candidates(store, embedder, text, vector, clock())
+        advance = ([c.fact.id for c in early], _checked_decision(decide(text, early), early))
+    with store.transaction():
+        catch_up(store, workspace)
+        now = clock()
+        candidates = find_candidates(store, embedder, text, vector, now)
+        if advance is not None and advance[0] == [c.fact.id for c in candidates]:
+            decision = advance[1]
+        elif decide is None:
+            decision = decide_heuristically(text, candidates, explicit_category)
+        else:
+            decision = _checked_decision(decide(text, candidates), candidates)
+        target = next((c.fact for c in candidates if c.fact.id == decision.target_id), None)
+        if decision.action == "none":
+            return _reinforce(store, workspace, target, explicit_importance, now, decision.reason)
+        if decision.action == "add":
+            target = None
+        chosen_category = explicit_category or (
+            target.category if target else classify_fact(text, embedder, vector)
+        )
+        chosen_importance = explicit_importance or (
+            target.importance if target else DEFAULT_IMPORTANCE
+        )
+        fact_id = new_fact_id()
+        supersedes = None if target is None else target.id
+        line = format_fact_line(fact_id, text, chosen_category, chosen_importance, now, supersedes)
+        location = workspace.append_daily(line, date=now.astimezone().date())
+        fact = Fact(
+            id=fact_id, text=text, category=chosen_category, importance=chosen_importance,
+            recorded_at=now, valid_from=now, valid_to=None, supersedes=supersedes,
+            source_path=location.path, source_line=location.start_line,
+        )  # fmt: skip
+        event = FactEvent(
+            location.path, location.start_line, "fact", fact_id, now, text, chosen_category,
+            chosen_importance, supersedes,
+        )  # fmt: skip
+        ended = None if target is None else replace(target, valid_to=now)
+        vectors = {}
+        if vector is not None and embedder is not None:
+            bind_embedder(store, embedder)
+            vectors[fact_id] = (text_sha(text), vector)
+        upserts = [fact] if ended is None else [fact, ended]
+        record_note_events(store, _note(workspace, location), [event], upserts, vectors)
     logger.info("saved fact %s (%s) at %s", fact_id, decision.action, location.cite())
     return SaveOutcome(decision.action, fact, ended, location, decision.reason)
+
+
+def catch_up(store: FactStore, workspace: Workspace) -> None:
+    """Record daily notes changed since the last sync (inside the caller's transaction).
+
+    A save killed between writing its line and recording it leaves the note
+    ahead of the store; deciding against that stale store could supersede a
+    fact twice. Notes whose stamp matches are only stat'ed.
+    """
+    sync_notes_locked(store, [(n.relpath, n.path) for n in workspace.list_daily_notes()])
+
+
+def _note(workspace: Workspace, location: NoteLocation) -> tuple[str, Path]:
+    return location.path, workspace.root / location.path
 
 
 def _reinforce(
@@ -183,7 +215,7 @@ def _reinforce(
             importance=importance,
         )  # fmt: skip
         target = replace(target, importance=importance)
-        store.apply(events=[event], upserts=[target])
+        record_note_events(store, _note(workspace, location), [event], [target])
     store.record_access([target.id], now)
     updated = store.get_facts([target.id]).get(target.id, target)
     return SaveOutcome("none", updated, None, location, reason)
@@ -207,19 +239,23 @@ def forget(
     if (fact_id is None) == (query is None):
         raise InvalidInputError("pass exactly one of fact_id or query to forget a fact")
     reason = check_reason(reason)
-    now = clock()
-    fact = _find_to_forget(store, embedder, fact_id, query, now)
-    if fact.forgotten:
-        return fact
-    shown = fact.text if len(fact.text) <= _SHOWN_CHARS else fact.text[: _SHOWN_CHARS - 3] + "..."
-    location = workspace.append_daily(
-        format_forget_line(fact.id, shown, reason, now), date=now.astimezone().date()
-    )
-    event = FactEvent(
-        location.path, location.start_line, "forget", fact.id, now, shown, reason=reason
-    )
-    forgotten = replace(fact, forgotten_at=now, forgotten_reason=reason)
-    store.apply(events=[event], upserts=[forgotten])
+    with store.transaction():
+        catch_up(store, workspace)
+        now = clock()
+        fact = _find_to_forget(store, embedder, fact_id, query, now)
+        if fact.forgotten:
+            return fact
+        shown = (
+            fact.text if len(fact.text) <= _SHOWN_CHARS else fact.text[: _SHOWN_CHARS - 3] + "..."
+        )
+        location = workspace.append_daily(
+            format_forget_line(fact.id, shown, reason, now), date=now.astimezone().date()
+        )
+        event = FactEvent(
+            location.path, location.start_line, "forget", fact.id, now, shown, reason=reason
+        )
+        forgotten = replace(fact, forgotten_at=now, forgotten_reason=reason)
+        record_note_events(store, _note(workspace, location), [event], [forgotten])
     logger.info("forgot fact %s at %s", fact.id, location.cite())
     return forgotten
 

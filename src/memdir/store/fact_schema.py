@@ -19,6 +19,19 @@ from memdir.errors import StoreError
 
 FactMigration = tuple[str, Callable[[sqlite3.Connection], None]]
 
+_FACTS_INDEX = "CREATE INDEX facts_scope_category ON facts (scope, category)"
+_FACTS_TRIGGERS = [
+    """CREATE TRIGGER facts_fts_insert AFTER INSERT ON facts BEGIN
+        INSERT INTO facts_fts (rowid, text) VALUES (new.num, new.text); END""",
+    """CREATE TRIGGER facts_fts_delete AFTER DELETE ON facts BEGIN
+        INSERT INTO facts_fts (facts_fts, rowid, text) VALUES ('delete', old.num, old.text); END""",
+    """CREATE TRIGGER facts_fts_update AFTER UPDATE OF text ON facts BEGIN
+        INSERT INTO facts_fts (facts_fts, rowid, text) VALUES ('delete', old.num, old.text);
+        INSERT INTO facts_fts (rowid, text) VALUES (new.num, new.text); END""",
+]
+_FACT_VECTORS = """CREATE TABLE fact_vectors (num INTEGER PRIMARY KEY REFERENCES facts(num)
+    ON DELETE CASCADE, text_sha256 TEXT NOT NULL, embedding BLOB NOT NULL)"""
+
 _F001 = [
     "CREATE TABLE fact_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID",
     """CREATE TABLE fact_files (scope TEXT NOT NULL, path TEXT NOT NULL, sha256 TEXT NOT NULL,
@@ -35,18 +48,11 @@ _F001 = [
         source_path TEXT NOT NULL, source_line INTEGER NOT NULL,
         access_count INTEGER NOT NULL DEFAULT 0, last_access_us INTEGER,
         forgotten_us INTEGER, forgotten_reason TEXT)""",
-    "CREATE INDEX facts_scope_category ON facts (scope, category)",
+    _FACTS_INDEX,
     """CREATE VIRTUAL TABLE facts_fts USING fts5(text, content='facts', content_rowid='num',
         tokenize='porter unicode61 remove_diacritics 2')""",
-    """CREATE TRIGGER facts_fts_insert AFTER INSERT ON facts BEGIN
-        INSERT INTO facts_fts (rowid, text) VALUES (new.num, new.text); END""",
-    """CREATE TRIGGER facts_fts_delete AFTER DELETE ON facts BEGIN
-        INSERT INTO facts_fts (facts_fts, rowid, text) VALUES ('delete', old.num, old.text); END""",
-    """CREATE TRIGGER facts_fts_update AFTER UPDATE OF text ON facts BEGIN
-        INSERT INTO facts_fts (facts_fts, rowid, text) VALUES ('delete', old.num, old.text);
-        INSERT INTO facts_fts (rowid, text) VALUES (new.num, new.text); END""",
-    """CREATE TABLE fact_vectors (num INTEGER PRIMARY KEY REFERENCES facts(num) ON DELETE CASCADE,
-        text_sha256 TEXT NOT NULL, embedding BLOB NOT NULL)""",
+    *_FACTS_TRIGGERS,
+    _FACT_VECTORS,
 ]
 
 
@@ -56,7 +62,41 @@ def f001_facts(conn: sqlite3.Connection) -> None:
         conn.execute(statement)
 
 
-FACT_MIGRATIONS: list[FactMigration] = [("f001_facts", f001_facts)]
+_FACTS_BY_SCOPE = """CREATE TABLE facts (num INTEGER PRIMARY KEY, id TEXT NOT NULL,
+    scope TEXT NOT NULL, text TEXT NOT NULL, category TEXT NOT NULL,
+    importance INTEGER NOT NULL, recorded_us INTEGER NOT NULL,
+    valid_from_us INTEGER NOT NULL, valid_to_us INTEGER, supersedes TEXT,
+    source_path TEXT NOT NULL, source_line INTEGER NOT NULL,
+    access_count INTEGER NOT NULL DEFAULT 0, last_access_us INTEGER,
+    forgotten_us INTEGER, forgotten_reason TEXT, UNIQUE (scope, id))"""
+
+
+def f002_facts_by_scope(conn: sqlite3.Connection) -> None:
+    """A fact id is unique within its scope only (it was unique across scopes).
+
+    Two workspaces may hold lines with the same fact id (a copied note, or an
+    agent writing another workspace's id on purpose); each scope keeps its own
+    fact. SQLite cannot change a constraint in place, so the table is copied
+    with its row numbers (which the FTS5 rows and the vectors point to). The
+    vectors move aside first: with foreign keys on, dropping ``facts`` would
+    delete them by cascade.
+    """
+    conn.execute("CREATE TEMP TABLE f002_vectors AS SELECT * FROM fact_vectors")
+    conn.execute("DROP TABLE fact_vectors")
+    conn.execute(_FACTS_BY_SCOPE.replace("CREATE TABLE facts", "CREATE TABLE f002_facts", 1))
+    conn.execute("INSERT INTO f002_facts SELECT * FROM facts")
+    conn.execute("DROP TABLE facts")  # its index and triggers go with it
+    conn.execute("ALTER TABLE f002_facts RENAME TO facts")
+    for statement in (_FACTS_INDEX, *_FACTS_TRIGGERS, _FACT_VECTORS):
+        conn.execute(statement)
+    conn.execute("INSERT INTO fact_vectors SELECT * FROM temp.f002_vectors")
+    conn.execute("DROP TABLE temp.f002_vectors")
+
+
+FACT_MIGRATIONS: list[FactMigration] = [
+    ("f001_facts", f001_facts),
+    ("f002_facts_by_scope", f002_facts_by_scope),
+]
 
 FACT_COLUMNS = (
     "id, text, category, importance, recorded_us, valid_from_us, valid_to_us, supersedes, "
@@ -66,7 +106,7 @@ FACT_COLUMNS = (
 
 UPSERT_FACT = (
     f"INSERT INTO facts ({FACT_COLUMNS.replace('id,', 'id, scope,', 1)}) "
-    f"VALUES ({', '.join('?' * 15)}) ON CONFLICT (id) DO UPDATE SET text = excluded.text, "
+    f"VALUES ({', '.join('?' * 15)}) ON CONFLICT (scope, id) DO UPDATE SET text = excluded.text, "
     "category = excluded.category, importance = excluded.importance, "
     "recorded_us = excluded.recorded_us, valid_from_us = excluded.valid_from_us, "
     "valid_to_us = excluded.valid_to_us, supersedes = excluded.supersedes, "

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Sequence
+from contextlib import AbstractContextManager
 from datetime import datetime
 from typing import Protocol
 
@@ -43,7 +44,7 @@ class FactNoteLog(Protocol):
         self, changed: Sequence[tuple[FactStamp, Sequence[FactEvent]]], removed: Sequence[str]
     ) -> None: ...
 
-    def all_events(self) -> list[FactEvent]: ...
+    def all_events(self, path: str | None = None) -> list[FactEvent]: ...
 
 
 class FactQueries(Protocol):
@@ -70,7 +71,15 @@ class FactQueries(Protocol):
 
 
 class FactWrites(Protocol):
-    """Changing facts: one atomic ``apply``, access statistics, a clear before a rebuild."""
+    """Changing facts: one atomic ``apply``, access statistics, a clear before a rebuild.
+
+    ``transaction()`` holds the scope's write lock across several calls: every
+    call inside the block runs in one transaction, other writers of the scope
+    (threads, processes, hosts) wait for it, and an exception undoes all of it.
+    A sync of the notes and a save each run in one, so neither can undo the other.
+    """
+
+    def transaction(self) -> AbstractContextManager[None]: ...
 
     def apply(
         self,

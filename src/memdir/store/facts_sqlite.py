@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import sqlite3
 import threading
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
 from types import TracebackType
@@ -69,6 +70,7 @@ class SqliteFactStore:
         self._db: Connection | None = None
         self._matrix: FactMatrix | None = None
         self._writes = 0
+        self._in_transaction = False
 
     @classmethod
     def open(cls, path: Path | str, *, scope: str = "global") -> SqliteFactStore:
@@ -131,15 +133,47 @@ class SqliteFactStore:
 
         with self._lock:
             db = self._conn()
+            if self._in_transaction:  # inside transaction(): join it, never retry half of it
+                return self._translated(db, lambda: fn(db.conn))
+            return self._translated(db, lambda: retry_locked(lambda: attempt(db.conn), db.errors))
+
+    def _translated(self, db: Connection, fn: Callable[[], T]) -> T:
+        try:
+            return fn()
+        except db.errors as exc:
+            if is_locked(exc):
+                raise StoreError(f"the facts database {str(self.path)!r} is locked") from exc
+            text = str(exc).lower()
+            if "malformed" in text or "not a database" in text or "corrupt" in text:
+                raise corrupt_error(self.path, exc) from exc
+            raise StoreError(f"facts database error in {str(self.path)!r}: {exc}") from exc
+
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        """Run every call of the block in one write transaction (``BEGIN IMMEDIATE``).
+
+        Other writers of the database (threads and processes) wait until the
+        block ends; an exception rolls everything back. Nested blocks join the
+        outer one.
+        """
+        with self._lock:
+            db = self._conn()
+            if self._in_transaction:
+                yield
+                return
+            self._translated(
+                db, lambda: retry_locked(lambda: db.conn.execute("BEGIN IMMEDIATE"), db.errors)
+            )
+            self._in_transaction = True
             try:
-                return retry_locked(lambda: attempt(db.conn), db.errors)
-            except db.errors as exc:
-                if is_locked(exc):
-                    raise StoreError(f"the facts database {str(self.path)!r} is locked") from exc
-                text = str(exc).lower()
-                if "malformed" in text or "not a database" in text or "corrupt" in text:
-                    raise corrupt_error(self.path, exc) from exc
-                raise StoreError(f"facts database error in {str(self.path)!r}: {exc}") from exc
+                yield
+            except BaseException:
+                self._in_transaction = False
+                self._translated(db, lambda: db.conn.execute("ROLLBACK"))
+                raise
+            self._in_transaction = False
+            self._translated(db, lambda: db.conn.execute("COMMIT"))
+            self._writes += 1
 
     def _read(self, fn: Callable[[sqlite3.Connection], T]) -> T:
         return self._run(fn, write=False)
@@ -212,14 +246,16 @@ class SqliteFactStore:
             [(self.scope, *event_values(e)) for e in events],
         )
 
-    def all_events(self) -> list[FactEvent]:
-        rows = self._read(
-            lambda c: c.execute(
-                "SELECT path, line, kind, fact_id, at_us, text, category, importance, supersedes, "
-                "reason FROM fact_events WHERE scope = ?",
-                (self.scope,),
-            ).fetchall()
+    def all_events(self, path: str | None = None) -> list[FactEvent]:
+        """Every recorded event of this scope, or of one file."""
+        sql = (
+            "SELECT path, line, kind, fact_id, at_us, text, category, importance, supersedes, "
+            "reason FROM fact_events WHERE scope = ?"
         )
+        args = [self.scope]
+        if path is not None:
+            sql, args = sql + " AND path = ?", [*args, path]
+        rows = self._read(lambda c: c.execute(sql, args).fetchall())
         return [event_from_row(r) for r in rows]
 
     # -- facts ---------------------------------------------------------------------------
@@ -246,8 +282,8 @@ class SqliteFactStore:
             for fid, (sha, vector) in (vectors or {}).items():
                 conn.execute(
                     "INSERT OR REPLACE INTO fact_vectors (num, text_sha256, embedding) "
-                    "SELECT num, ?, ? FROM facts WHERE id = ?",
-                    (sha, vector_blob(vector), fid),
+                    "SELECT num, ?, ? FROM facts WHERE scope = ? AND id = ?",
+                    (sha, vector_blob(vector), self.scope, fid),
                 )
 
         self._write(write)
@@ -301,8 +337,9 @@ class SqliteFactStore:
     def record_access(self, ids: Sequence[str], when: datetime) -> None:
         self._write(
             lambda c: c.executemany(
-                "UPDATE facts SET access_count = access_count + 1, last_access_us = ? WHERE id = ?",
-                [(to_us(when), fid) for fid in ids],
+                "UPDATE facts SET access_count = access_count + 1, last_access_us = ? "
+                "WHERE scope = ? AND id = ?",
+                [(to_us(when), self.scope, fid) for fid in ids],
             )
         )
 

@@ -11,7 +11,7 @@ from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Body, Depends, Path, Query, Request
 from fastapi.encoders import jsonable_encoder
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
 from memdir.errors import InvalidInputError
 from memdir.facts.safety import MAX_REASON_CHARS
@@ -23,6 +23,7 @@ from memdir.tools import (
     MemorySaveArgs,
     anthropic_tool_schemas,
     call_tool,
+    iso_moment,
     openai_tool_schemas,
 )
 
@@ -135,8 +136,14 @@ def save_fact(memory: MemoryDep, body: MemorySaveArgs) -> Any:
     )
 
 
+class RecallQuery(MemoryRecallArgs):
+    """The recall arguments as query parameters (``agent`` is read by ``memory_of``)."""
+
+    model_config = ConfigDict(extra="ignore")
+
+
 @router.get("/facts/recall", tags=["facts"])
-def recall_facts(memory: MemoryDep, args: Annotated[MemoryRecallArgs, Query()]) -> dict[str, Any]:
+def recall_facts(memory: MemoryDep, args: Annotated[RecallQuery, Query()]) -> dict[str, Any]:
     """Facts relevant to ``query`` (``as_of`` for what was true at a moment)."""
     found = memory.recall(args.query, category=args.category, as_of=args.as_of, limit=args.limit)
     return {"query": args.query, "facts": jsonable_encoder(found)}
@@ -146,7 +153,11 @@ def recall_facts(memory: MemoryDep, args: Annotated[MemoryRecallArgs, Query()]) 
 def list_facts(
     memory: MemoryDep,
     category: Annotated[str | None, Query(max_length=32)] = None,
-    as_of: datetime | None = None,
+    as_of: Annotated[
+        datetime | None,
+        BeforeValidator(iso_moment),
+        Query(description="ISO 8601 date or datetime, e.g. 2026-01-31."),
+    ] = None,
     include_superseded: bool = False,
 ) -> dict[str, Any]:
     """All facts, optionally of one category, as of a moment, with superseded ones."""

@@ -164,22 +164,42 @@ class PostgresFactStore:
         with self._connection() as conn:
             return run_retrying(lambda: fn(conn))
 
-    def _write(self, fn: Callable[[Conn], T], *, exclusive: bool = False) -> T:
-        """Run ``fn`` in one transaction holding the facts locks; retried on deadlock."""
+    def _lock(self, conn: Conn, exclusive: bool) -> None:
+        """Inside a transaction: the schema's facts lock (shared) and the scope's, or the
+        schema's exclusively."""
         schema_key = lock_key("memdir-facts", self.schema)
+        if exclusive:
+            conn.execute("SELECT pg_advisory_xact_lock(%s)", (schema_key,))
+        else:
+            scope_key = lock_key("memdir-facts", self.schema, self.scope)
+            conn.execute("SELECT pg_advisory_xact_lock_shared(%s)", (schema_key,))
+            conn.execute("SELECT pg_advisory_xact_lock(%s)", (scope_key,))
+
+    def _write(self, fn: Callable[[Conn], T], *, exclusive: bool = False) -> T:
+        """Run ``fn`` in one transaction holding the facts locks; retried on deadlock.
+
+        Inside ``transaction()`` it runs in a savepoint of that transaction.
+        """
 
         def attempt(conn: Conn) -> T:
             with conn.transaction():
-                if exclusive:
-                    conn.execute("SELECT pg_advisory_xact_lock(%s)", (schema_key,))
-                else:
-                    scope_key = lock_key("memdir-facts", self.schema, self.scope)
-                    conn.execute("SELECT pg_advisory_xact_lock_shared(%s)", (schema_key,))
-                    conn.execute("SELECT pg_advisory_xact_lock(%s)", (scope_key,))
+                self._lock(conn, exclusive)
                 return fn(conn)
 
         with self._connection() as conn:
             return run_retrying(lambda: attempt(conn))
+
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        """Run every call of the block in one transaction holding the scope's facts lock.
+
+        The store's one connection is held for the block (its lock is re-entrant),
+        so the calls inside join the transaction as savepoints; other writers of
+        the scope wait for it. An exception rolls everything back.
+        """
+        with self._connection() as conn, conn.transaction():
+            self._lock(conn, exclusive=False)
+            yield
 
     def _rows(self, query: str, args: Sequence[object]) -> list[Any]:
         return self._read(lambda c: c.execute(query, args).fetchall())
@@ -252,13 +272,16 @@ class PostgresFactStore:
             with conn.cursor() as cur:
                 cur.executemany(sql.UPSERT_EVENT, [sql.event_values(self.scope, e) for e in events])
 
-    def all_events(self) -> list[FactEvent]:
-        rows = self._rows(
+    def all_events(self, path: str | None = None) -> list[FactEvent]:
+        """Every recorded event of this scope, or of one file."""
+        query = (
             "SELECT path, line, kind, fact_id, at_us, text, category, importance, supersedes, "
-            "reason FROM fact_events WHERE scope = %s",
-            (self.scope,),
+            "reason FROM fact_events WHERE scope = %s"
         )
-        return [sql.event_from_row(r) for r in rows]
+        args: list[object] = [self.scope]
+        if path is not None:
+            query, args = query + " AND path = %s", [*args, path]
+        return [sql.event_from_row(r) for r in self._rows(query, args)]
 
     # -- facts -------------------------------------------------------------------------------
 

@@ -28,18 +28,28 @@ def test_agent_falls_back_to_the_global_file(agent_ws: Workspace, global_ws: Wor
 def test_user_md_always_comes_from_the_global_workspace(
     agent_ws: Workspace, global_ws: Workspace
 ) -> None:
-    agent_ws.write_file("USER.md", "# agent's own idea of the user\n")
+    agent_ws.write_file("USER.md", "# what the agent learned about the user\n")
     loaded = agent_ws.load_bootstrap("USER.md")
-    assert loaded.origin == "global"
-    assert loaded.content == global_ws.read_file("USER.md")
+    assert (loaded.origin, loaded.content) == (
+        "global",
+        "# what the agent learned about the user\n",
+    )
+    assert global_ws.read_file("USER.md") == agent_ws.read_file("USER.md") == loaded.content
+    assert not (agent_ws.root / "USER.md").exists()
 
 
-def test_user_md_missing_globally_is_missing_even_if_the_agent_has_one(home: Path) -> None:
+def test_a_stray_agent_user_md_is_ignored_by_read_edit_and_prompt(home: Path) -> None:
     agent = Workspace(home, "coder")
     agent.seed()
-    agent.write_file("USER.md", "# mine\n")
+    (agent.root / "USER.md").write_text("# a copy an older memdir left\n")
     loaded = agent.load_bootstrap("USER.md")
     assert (loaded.origin, loaded.path, loaded.content) == ("missing", None, None)
+    with pytest.raises(NotFoundError):
+        agent.read_file("USER.md")
+    Workspace(home).seed()
+    agent.edit_file("USER.md", "about your human", "about your human (edited)")
+    assert agent.read_file("USER.md") == agent.load_bootstrap("USER.md").content
+    assert "(edited)" in Workspace(home).read_file("USER.md")
 
 
 def test_missing_everywhere(agent_ws: Workspace, global_ws: Workspace) -> None:

@@ -26,6 +26,7 @@ from memdir.workspace import ritual, seeding
 from memdir.workspace.atomic import check_size, fsync_directory, read_markdown, write_atomic
 from memdir.workspace.bootstrap import (
     FALLBACK_FILES,
+    GLOBAL_ONLY_FILES,
     PROMPT_FILES,
     BootstrapFile,
     load_bootstrap_file,
@@ -212,9 +213,16 @@ class Workspace:
         candidate = resolve_inside(self.global_root, relative)
         return candidate if candidate.is_file() else None
 
+    def _home_of(self, relative: PurePosixPath) -> Path:
+        """The root a path lives in: the global one for USER.md (one human for every
+        agent: read, write, edit and the prompt all use the global file), else this one."""
+        if self.agent_id is not None and str(relative) in GLOBAL_ONLY_FILES:
+            return self.global_root
+        return self.root
+
     def _locate_for_read(self, path: str) -> tuple[str, Path]:
         relative = validate_relative_path(path)
-        own = resolve_inside(self.root, relative)
+        own = resolve_inside(self._home_of(relative), relative)
         if own.is_dir():
             raise InvalidPathError(f"{path!r} is a folder, not a file; pass a '.md' file path")
         if own.is_file():
@@ -295,7 +303,7 @@ class Workspace:
 
     def _target(self, path: str) -> tuple[str, Path]:
         relative = validate_relative_path(path)
-        target = resolve_inside(self.root, relative)
+        target = resolve_inside(self._home_of(relative), relative)
         if target.is_dir():
             raise InvalidPathError(f"{path!r} is a folder, not a file; pass a '.md' file path")
         return str(relative), target
@@ -329,7 +337,9 @@ class Workspace:
 
         Raises ``EditError`` when ``old_text`` is missing, or occurs more than once
         and ``replace_all`` is false. An agent editing a global bootstrap file it
-        reads by fallback gets its own edited copy.
+        reads by fallback gets its own edited copy; making that copy holds the
+        global file's lock, so concurrent first edits apply one after the other
+        (the later ones edit the copy the first one made).
         """
         if not isinstance(old_text, str) or not isinstance(new_text, str):
             raise InvalidInputError("old_text and new_text must be strings")
@@ -341,16 +351,27 @@ class Workspace:
                 ),
             )
         relative, target = self._target(path)
-        if target.is_file():
+        while True:
             try:
                 with lock_file(target):
                     return self._apply_edit(
                         relative, target, target, old_text, new_text, replace_all
                     )
             except FileNotFoundError:
-                pass  # deleted meanwhile: fall through to the missing-file path
-        _, source = self._locate_for_read(relative)
-        return self._apply_edit(relative, source, target, old_text, new_text, replace_all)
+                pass  # no copy of its own (yet, or deleted meanwhile)
+            _, source = self._locate_for_read(relative)
+            if source == target:
+                continue  # created meanwhile: edit it under its own lock
+            try:
+                with lock_file(source):
+                    if target.exists():
+                        continue  # another editor made the copy while we waited
+                    self._make_parents(relative, target)
+                    return self._apply_edit(
+                        relative, source, target, old_text, new_text, replace_all
+                    )
+            except FileNotFoundError:
+                continue  # the global file was replaced meanwhile: look again
 
     def _apply_edit(
         self,
@@ -385,8 +406,9 @@ class Workspace:
         return count
 
     def delete_file(self, path: str) -> None:
-        """Delete a file of this workspace (never a global file read by fallback)."""
-        relative, target = self._target(path)
+        """Delete a file of this workspace (never a global file, USER.md included)."""
+        relative = str(validate_relative_path(path))
+        target = resolve_inside(self.root, relative)
         try:
             with lock_file(target):
                 target.unlink()

@@ -32,7 +32,7 @@ from memdir.errors import (
     StoreError,
 )
 from memdir.facts import Fact, FactBook, RecalledFact, SaveOutcome, SqliteFactStore
-from memdir.facts.safety import reject_secrets
+from memdir.facts.safety import reject_new_secrets, reject_secrets
 from memdir.index import (
     ChunkingOptions,
     SourceFile,
@@ -326,24 +326,23 @@ class Memory:
 
     @mirrored(write=True)
     def write_file(self, path: str, content: str) -> str:
-        """Create or replace a file atomically; content holding a credential is refused.
+        """Create or replace a file atomically; content that adds a credential is refused.
 
         Writing the last file the first-run ritual asks for ends it (BOOTSTRAP.md goes).
         """
         path = self._own(path)
-        if isinstance(content, str):
-            reject_secrets(content, f"the content for {path!r}")
-        written = self.workspace.write_file(path, content)
+        written = self.workspace.write_file(path, content, check=_no_new_secrets)
         self.workspace.finish_ritual_if_done()
         return written
 
     @mirrored(write=True)
     def edit_file(self, path: str, old_text: str, new_text: str, replace_all: bool = False) -> int:
-        """Exact find-and-replace; a ``new_text`` holding a credential is refused."""
+        """Exact find-and-replace; an edit whose result holds a new credential is refused
+        (even when the credential is assembled from the old text and the new)."""
         path = self._own(path)
-        if isinstance(new_text, str):
-            reject_secrets(new_text, "the new text")
-        count = self.workspace.edit_file(path, old_text, new_text, replace_all=replace_all)
+        count = self.workspace.edit_file(
+            path, old_text, new_text, replace_all=replace_all, check=_no_new_secrets
+        )
         self.workspace.finish_ritual_if_done()
         return count
 
@@ -700,6 +699,11 @@ class Memory:
             self.workspace, self._transcript(session_id), model=self.chat_model,
             count=self.settings.curate.session_end_messages, session_id=session_id,
         )  # fmt: skip
+
+
+def _no_new_secrets(relative: str, before: str, after: str) -> None:
+    """Refuse a write or edit whose result holds a credential the file did not hold."""
+    reject_new_secrets(before, after, f"the change to {relative!r}")
 
 
 def is_corruption(error: StoreError) -> bool:

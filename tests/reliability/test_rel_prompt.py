@@ -110,7 +110,7 @@ def test_secrets_are_refused_by_every_write_path(memory: Memory, secret: str) ->
     for tool, arguments in (
         ("memory_save", {"content": secret}),
         ("memory_write_file", {"path": "memory/keys.md", "content": f"# Keys\n\n{secret}\n"}),
-        ("memory_edit_file", {"path": "AGENTS.md", "old_text": "#", "new_text": secret}),
+        ("memory_edit_file", {"path": "AGENTS.md", "old_text": "# AGENTS.md", "new_text": secret}),
     ):
         with pytest.raises(ToolError, match=r"credential|looks like"):
             call_tool(memory, tool, arguments)

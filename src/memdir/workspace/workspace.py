@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
@@ -48,6 +48,9 @@ logger = logging.getLogger(__name__)
 
 GLOBAL_DIR = "workspace"
 AGENTS_DIR = "agents"
+
+ContentCheck = Callable[[str, str, str], None]
+"""``check(relative path, text before, text after)``: raise to refuse a write or an edit."""
 
 
 SEE_FILES = NextStep("see which files exist with {}", "list_files")
@@ -317,8 +320,12 @@ class Workspace:
                 "choose another path"
             ) from exc
 
-    def write_file(self, path: str, content: str) -> str:
-        """Create or replace a file atomically, creating its folders; return its path."""
+    def write_file(self, path: str, content: str, check: ContentCheck | None = None) -> str:
+        """Create or replace a file atomically, creating its folders; return its path.
+
+        ``check(relative, before, after)`` sees the current text (empty for a new
+        file) and the new one under the file's lock, and may refuse by raising.
+        """
         if not isinstance(content, str):
             raise InvalidInputError(f"content must be a string, got {type(content).__name__}")
         check_size(content, f"content for {path!r}")
@@ -326,14 +333,28 @@ class Workspace:
         self._make_parents(relative, target)
         try:
             with lock_file(target):  # wait for an edit or append in progress
+                if check is not None:
+                    check(relative, read_markdown(target, strict=False), content)
                 write_atomic(target, content)
         except FileNotFoundError:
+            if check is not None:
+                check(relative, "", content)
             write_atomic(target, content)  # a new file: nothing to wait for
         logger.info("wrote %s in %s", relative, self.root)
         return relative
 
-    def edit_file(self, path: str, old_text: str, new_text: str, replace_all: bool = False) -> int:
+    def edit_file(
+        self,
+        path: str,
+        old_text: str,
+        new_text: str,
+        replace_all: bool = False,
+        check: ContentCheck | None = None,
+    ) -> int:
         """Replace ``old_text`` with ``new_text`` exactly; return the number of replacements.
+
+        ``check(relative, before, after)`` sees the whole text before and after the
+        edit (under the lock) and may refuse by raising; nothing is written then.
 
         Raises ``EditError`` when ``old_text`` is missing, or occurs more than once
         and ``replace_all`` is false. An agent editing a global bootstrap file it
@@ -355,7 +376,7 @@ class Workspace:
             try:
                 with lock_file(target):
                     return self._apply_edit(
-                        relative, target, target, old_text, new_text, replace_all
+                        relative, target, target, (old_text, new_text, replace_all), check
                     )
             except FileNotFoundError:
                 pass  # no copy of its own (yet, or deleted meanwhile)
@@ -368,7 +389,7 @@ class Workspace:
                         continue  # another editor made the copy while we waited
                     self._make_parents(relative, target)
                     return self._apply_edit(
-                        relative, source, target, old_text, new_text, replace_all
+                        relative, source, target, (old_text, new_text, replace_all), check
                     )
             except FileNotFoundError:
                 continue  # the global file was replaced meanwhile: look again
@@ -378,10 +399,10 @@ class Workspace:
         relative: str,
         source: Path,
         target: Path,
-        old_text: str,
-        new_text: str,
-        replace_all: bool,
+        edit: tuple[str, str, bool],
+        check: ContentCheck | None,
     ) -> int:
+        old_text, new_text, replace_all = edit
         text = read_markdown(source)
         count = text.count(old_text)
         if count == 0:
@@ -401,6 +422,8 @@ class Workspace:
             text.replace(old_text, new_text) if replace_all else text.replace(old_text, new_text, 1)
         )
         check_size(updated, f"{relative!r} after the edit")
+        if check is not None:
+            check(relative, text, updated)
         write_atomic(target, updated)
         logger.info("edited %s in %s (%d replacements)", relative, self.root, count)
         return count

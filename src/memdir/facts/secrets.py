@@ -1,0 +1,398 @@
+"""Finding credentials in text: detect-secrets' detectors plus rules written for notes.
+
+Two sources, one list of findings (kind + the matched text, which is never
+shown: it only lets a caller tell a credential an edit adds from one a file
+already held):
+
+* **detect-secrets** (Yelp): its regular-expression detectors for provider
+  tokens (AWS, GitHub, GitLab, Slack tokens and webhooks, Stripe, Twilio,
+  SendGrid, npm, PyPI, OpenAI, Discord, Telegram, Mailchimp, Square, Azure
+  storage keys, JSON Web Tokens, private key blocks including PGP and PuTTY,
+  URLs with a password). Only ``analyze_string`` is called: no network
+  verification, no settings, no baseline. Its keyword and high-entropy
+  plugins are not used: they read code (quoted strings, file types) and either
+  miss prose or flag ordinary notes.
+* **memdir's rules**, after gitleaks' and trufflehog's public rule sets:
+  prefixed tokens detect-secrets lacks (Anthropic, Hugging Face, Google OAuth,
+  HashiCorp Vault, DigitalOcean, Shopify, Databricks ...), credential
+  assignments (``DB_PASSWORD=hunter2``, ``aws_secret_access_key = ...``,
+  ``password: hunter2``), ``Authorization:`` headers, connection strings with
+  an empty user name, netrc lines, ``--password`` flags, a password given in a
+  sentence, and long random-looking tokens.
+
+Prose about credentials stays allowed: ``I reset my password yesterday``,
+``Password: stored in the team vault``, ``the API key is rotated monthly``.
+Obvious placeholders (``${DB_PASSWORD}``, ``<token>``, ``***``,
+``postgres://user:password@localhost``) are not credentials.
+"""
+
+from __future__ import annotations
+
+import importlib
+import itertools
+import math
+import re
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass
+from functools import cache
+from typing import Any
+
+_LIBRARY_DETECTORS = (
+    ("aws", "AWSKeyDetector", "an AWS access key"),
+    ("azure_storage_key", "AzureStorageKeyDetector", "an Azure storage account key"),
+    ("basic_auth", "BasicAuthDetector", "a URL with a password"),
+    ("discord", "DiscordBotTokenDetector", "a Discord bot token"),
+    ("github_token", "GitHubTokenDetector", "a GitHub token"),
+    ("gitlab_token", "GitLabTokenDetector", "a GitLab token"),
+    ("jwt", "JwtTokenDetector", "a JSON Web Token"),
+    ("mailchimp", "MailchimpDetector", "a Mailchimp API key"),
+    ("npm", "NpmDetector", "an npm token"),
+    ("openai", "OpenAIDetector", "an OpenAI API key"),
+    ("private_key", "PrivateKeyDetector", "a private key"),
+    ("pypi_token", "PypiTokenDetector", "a PyPI token"),
+    ("sendgrid", "SendGridDetector", "a SendGrid API key"),
+    ("slack", "SlackDetector", "a Slack token or webhook"),
+    ("square_oauth", "SquareOAuthDetector", "a Square OAuth secret"),
+    ("stripe", "StripeDetector", "a Stripe key"),
+    ("telegram_token", "TelegramBotTokenDetector", "a Telegram bot token"),
+    ("twilio", "TwilioKeyDetector", "a Twilio API key"),
+)
+
+_B = r"(?<![A-Za-z0-9_])"  # a token starts here (not inside a longer word)
+_E = r"(?![A-Za-z0-9_])"  # ... and ends here
+_PREFIXED: tuple[tuple[str, str], ...] = (
+    ("a PEM private key", r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----"),
+    ("an API key of the form sk-...", _B + r"sk-(?:[A-Za-z0-9]+-){0,2}[A-Za-z0-9_-]{20,}"),
+    ("a GitHub token", _B + r"(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_\w{22,})"),
+    ("an AWS access key id", _B + r"(?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])[0-9A-Z]{16}" + _E),
+    ("a Slack token", _B + r"xox[abposre]-[A-Za-z0-9-]{10,}|xapp-\d-[A-Z0-9]+-\d+-[a-z0-9]+"),
+    ("a Google API key", _B + r"AIza[0-9A-Za-z_-]{35}"),
+    ("a Google OAuth secret or token", _B + r"(?:GOCSPX-[\w-]{28}|ya29\.[\w-]{20,})"),
+    ("a Stripe key", _B + r"[rsp]k_(?:live|test)_[0-9A-Za-z]{16,}"),
+    ("an npm token", _B + r"npm_[A-Za-z0-9]{36}" + _E),
+    ("a Hugging Face token", _B + r"hf_[A-Za-z]{34}" + _E),
+    ("a HashiCorp Vault token", _B + r"hv[sbr]\.[\w-]{24,}"),
+    ("a Terraform Cloud token", r"[a-z0-9]{14}\.atlasv1\.[a-z0-9_=-]{60,}"),
+    ("a DigitalOcean token", _B + r"do[opr]_v1_[a-f0-9]{64}" + _E),
+    ("a Shopify token", _B + r"shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}" + _E),
+    ("a Linear API key", _B + r"lin_api_[A-Za-z0-9]{40}" + _E),
+    ("a Postman API key", _B + r"PMAK-[a-f0-9]{24}-[a-f0-9]{34}" + _E),
+    ("a Databricks token", _B + r"dapi[a-f0-9]{32}(?:-\d)?" + _E),
+    (
+        "a Grafana token",
+        _B + r"(?:glc_[A-Za-z0-9+/]{32,}={0,2}|glsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8})",
+    ),
+    ("a New Relic key", _B + r"NRAK-[A-Z0-9]{27}" + _E),
+    ("a Sentry token", _B + r"sntry[su]_[A-Za-z0-9+/=_-]{40,}"),
+    ("a Doppler token", _B + r"dp\.(?:pt|st|sa|ct|scim)\.[A-Za-z0-9]{40,44}"),
+    ("a PlanetScale token", _B + r"pscale_(?:tkn|pw|oauth)_[\w.=-]{32,64}"),
+    ("a Pulumi token", _B + r"pul-[a-f0-9]{40}" + _E),
+    ("a RubyGems key", _B + r"rubygems_[a-f0-9]{48}" + _E),
+    ("an age secret key", r"AGE-SECRET-KEY-1[0-9A-Z]{58}"),
+    ("a 1Password secret key", _B + r"A3-[A-Z0-9]{6}-(?:[A-Z0-9]{11}|[A-Z0-9]{6}-[A-Z0-9]{5})"),
+    ("an Atlassian API token", _B + r"ATATT3[A-Za-z0-9_=-]{100,}"),
+    ("an Alibaba Cloud access key", _B + r"LTAI[a-zA-Z0-9]{20}" + _E),
+    ("an Azure AD client secret", _B + r"[a-zA-Z0-9_~.]{3}\dQ~[a-zA-Z0-9_~.-]{31,34}"),
+    ("a Docker Hub token", _B + r"dckr_pat_[\w-]{27}" + _E),
+    ("a Supabase token", _B + r"sbp_[a-f0-9]{40}" + _E),
+    ("a Heroku API key", _B + r"HRKU-[\w-]{58,}"),
+    ("a Mailgun key", _B + r"key-[a-f0-9]{32}" + _E),
+    ("a Brevo (Sendinblue) key", _B + r"xkeysib-[a-f0-9]{64}-[a-zA-Z0-9]{16}"),
+    ("a Dynatrace token", _B + r"dt0c01\.[A-Z0-9]{24}\.[A-Z0-9]{64}"),
+    ("a Fly.io token", _B + r"fo1_[\w-]{43}"),
+    ("a Notion token", _B + r"(?:ntn_\d{11}[A-Za-z0-9]{35}|secret_[A-Za-z0-9]{43})" + _E),
+    ("a Figma token", _B + r"figd_[\w-]{40}"),
+    ("a Groq API key", _B + r"gsk_[A-Za-z0-9]{52}" + _E),
+    ("a Replicate token", _B + r"r8_[A-Za-z0-9]{37}" + _E),
+    ("a Perplexity API key", _B + r"pplx-[A-Za-z0-9]{48}" + _E),
+    ("an xAI API key", _B + r"xai-[A-Za-z0-9]{70,}"),
+    ("a Square access token", _B + r"(?:EAAA[\w-]{60}|sq0atp-[\w-]{22})"),
+    ("a Mapbox secret token", _B + r"sk\.eyJ[\w-]+\.[\w-]{22}"),
+    ("a Buildkite token", _B + r"bkua_[a-f0-9]{40}" + _E),
+    ("a Cloudflare origin CA key", _B + r"v1\.0-[a-f0-9]{24}-[a-f0-9]{146}"),
+    ("a Prefect key", _B + r"pnu_[A-Za-z0-9]{36}" + _E),
+    ("a Typeform token", _B + r"tfp_[\w.-]{59}"),
+    ("a Shippo token", _B + r"shippo_(?:live|test)_[a-f0-9]{40}"),
+    ("a Flutterwave key", _B + r"FLWSECK(?:_TEST)?-[a-h0-9]{32}-X"),
+    ("an EasyPost key", _B + r"EZ[AT]K[a-zA-Z0-9]{54}"),
+    ("a Readme API key", _B + r"rdme_[a-z0-9]{70}"),
+    ("a Clojars token", _B + r"CLOJARS_[a-z0-9]{60}"),
+    ("an Adobe client secret", _B + r"p8e-[a-zA-Z0-9]{32}" + _E),
+    ("a Frame.io token", _B + r"fio-u-[\w=-]{64}"),
+    ("a Duffel token", _B + r"duffel_(?:test|live)_[\w=-]{43}"),
+    ("a JFrog token", _B + r"(?:AKCp[A-Za-z0-9]{69}|cmVmd[A-Za-z0-9]{59})" + _E),
+    ("a ClickHouse Cloud key", _B + r"4b1d[A-Za-z0-9]{38}" + _E),
+    ("an Infracost key", _B + r"ico-[a-zA-Z0-9]{32}" + _E),
+    ("a Harness token", _B + r"pat\.[\w-]{22}\.[0-9a-f]{24}\.[A-Za-z0-9]{20}"),
+    (
+        "a JSON Web Token",
+        _B + r"eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}",
+    ),
+    ("a bearer token", r"(?i)\bbearer\s+[A-Za-z0-9._~+/-]{20,}=*"),
+    (
+        "an Authorization header",
+        r"(?i)\b(?:proxy-)?authorization\s*[:=]\s*(?:basic|bearer|token|digest|negotiate|"
+        r"apikey)?\s*[A-Za-z0-9+/=._~-]{8,}",
+    ),
+    ("a URL with a password", r"(?i)\b[a-z][a-z0-9+.-]*://:(?P<value>[^\s/@:]{3,})@"),
+    ("a netrc login", r"(?i)\blogin\s+\S+\s+password\s+(?P<value>\S+)"),
+    (
+        "a password flag",
+        r"(?i)(?<![\w-])--(?:password|passwd|token|api-key|secret)[ =](?P<value>[^\s-]\S*)",
+    ),
+)
+
+_STRONG_WORD = (
+    r"(?:password|passwd|passphrase|pwd|api[ _-]?key|apikey|secret[ _-]?(?:access[ _-]?)?key"
+    r"|access[ _-]?key|private[ _-]?key|client[ _-]?secret"
+    r"|(?:auth|access|api|refresh|bearer|bot|session|personal[ _-]access)[ _-]?token)"
+)
+_ANY_WORD = rf"(?:{_STRONG_WORD}|pass|secret|token|credentials?)"
+# An assignment in code, a config file or a shell: ``DB_PASSWORD=hunter2``, ``token := x``.
+_CODE_ASSIGNMENT = re.compile(
+    rf"(?i)(?<![A-Za-z0-9]){_ANY_WORD}[A-Za-z0-9_.-]*[\"']?\s*(?::=|=>|=)(?!=)"
+    rf"\s*[\"'`]?(?P<value>[^\s\"'`;,&]+)"
+)
+# A label in notes or YAML: ``password: hunter2``, ``DB_PASSWORD: x``, ``wifi password: ...``.
+_LABEL = re.compile(
+    rf"(?i)(?<![A-Za-z0-9]){_STRONG_WORD}[A-Za-z0-9_.-]*[\"']?"
+    rf"\s*:\s*[\"'`]?(?P<value>[^\s\"'`]+)(?P<rest>.*)"
+)
+# A sentence: ``my password is hunter2``.
+_IS_FORM = re.compile(
+    rf"(?i)(?<![A-Za-z0-9]){_STRONG_WORD}\s+(?:is|was)\s+[\"'`]?(?P<value>[^\s\"'`]+)(?P<rest>.*)"
+)
+_PLACEHOLDER = re.compile(
+    r"(?i)\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|\{\{.*\}\}|<[^<>]*>|%[A-Za-z_]+%|\[[^\]]*\]|[*x.]+|…"
+    r"|none|null|nil|true|false|n/?a|tbd|todo|unknown|unset|empty|redacted|hidden|omitted"
+    r"|password|passwd|pass|pwd|secret|token|api[_-]?key|your[_-]?[a-z_-]+|my[_-]?[a-z_-]+"
+)
+_REFERENCE = re.compile(r"[A-Za-z_][\w.]*[\[(].*|[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+")
+_TOKEN = re.compile(r"[A-Za-z0-9+/_=.-]{24,}")
+_DIGEST_LABEL = re.compile(r"(?i)(?:sha(?:1|224|256|384|512)?|md5|blake2b?)[:=]$")
+_DESCRIPTIONS = frozenset(
+    [
+        "fine",
+        "ok",
+        "okay",
+        "good",
+        "bad",
+        "correct",
+        "wrong",
+        "strong",
+        "weak",
+        "long",
+        "short",
+        "simple",
+        "complex",
+        "new",
+        "old",
+        "same",
+        "different",
+        "valid",
+        "invalid",
+        "safe",
+        "secure",
+        "unsafe",
+        "insecure",
+        "set",
+        "unset",
+        "known",
+        "unknown",
+        "missing",
+        "empty",
+        "enough",
+        "here",
+        "there",
+        "private",
+        "public",
+        "mandatory",
+        "optional",
+        "ready",
+        "expired",
+        "gone",
+    ]
+)
+_DESCRIPTION_ENDINGS = ("ed", "ing", "ly", "ble", "ful", "less", "ous", "ive", "ent", "ant")
+
+
+@dataclass(frozen=True)
+class SecretFinding:
+    """A credential found in text: what kind, and the matched text (never to be shown)."""
+
+    kind: str
+    value: str
+
+
+@cache
+def _library_detectors() -> tuple[tuple[str, Any], ...]:
+    """detect-secrets' detectors, imported on first use (the import takes ~0.1 s)."""
+    found = []
+    for module, name, kind in _LIBRARY_DETECTORS:
+        plugin = importlib.import_module(f"detect_secrets.plugins.{module}")
+        found.append((kind, getattr(plugin, name)()))
+    return tuple(found)
+
+
+_KEYWORDS = {  # rules whose pattern does not start with one literal prefix
+    "an API key of the form sk-...": ("sk-",),
+    "a GitHub token": ("gh", "github_pat_"),
+    "an AWS access key id": ("akia", "asia", "abia", "acca", "a3t"),
+    "a Slack token": ("xox", "xapp-"),
+    "a Google OAuth secret or token": ("gocspx-", "ya29."),
+    "a Stripe key": ("k_live_", "k_test_"),
+    "a HashiCorp Vault token": ("hvs.", "hvb.", "hvr."),
+    "a Terraform Cloud token": (".atlasv1.",),
+    "a DigitalOcean token": ("_v1_",),
+    "a Shopify token": ("shp",),
+    "a Grafana token": ("glc_", "glsa_"),
+    "a Sentry token": ("sntry",),
+    "a Doppler token": ("dp.",),
+    "a PlanetScale token": ("pscale_",),
+    "a 1Password secret key": ("a3-",),
+    "an Azure AD client secret": ("q~",),
+    "a Notion token": ("ntn_", "secret_"),
+    "a Square access token": ("eaaa", "sq0atp-"),
+    "a Mapbox secret token": ("sk.eyj",),
+    "a Shippo token": ("shippo_",),
+    "a Flutterwave key": ("flwseck",),
+    "an EasyPost key": ("ezak", "eztk"),
+    "a Duffel token": ("duffel_",),
+    "a JFrog token": ("akcp", "cmvmd"),
+    "a JSON Web Token": ("eyj",),
+    "a bearer token": ("bearer",),
+    "an Authorization header": ("authorization",),
+    "a URL with a password": (":@", "://:"),
+    "a netrc login": ("password",),
+    "a password flag": ("--",),
+}
+_LIBRARY_KEYWORDS = {
+    "an AWS access key": ("akia", "asia", "abia", "acca", "a3t", "aws"),
+    "an Azure storage account key": ("accountkey",),
+    "a URL with a password": ("://",),
+    "a JSON Web Token": ("eyj",),
+    "a Mailchimp API key": ("-us",),
+    "an npm token": ("_authtoken",),
+    "an OpenAI API key": ("t3blbkfj",),
+    "a private key": ("private key", "putty"),
+    "a PyPI token": ("pypi-",),
+    "a SendGrid API key": ("sg.",),
+    "a Slack token or webhook": ("xox", "hooks.slack"),
+    "a Square OAuth secret": ("sq0csp",),
+    "a Stripe key": ("k_live",),
+    "a Telegram bot token": (":",),
+}
+_CREDENTIAL_WORDS = ("pass", "pwd", "secret", "token", "key", "credential")
+
+
+def _literal_prefix(pattern: str) -> tuple[str, ...]:
+    """The literal text a prefixed-token pattern starts with (lower case), if any."""
+    body = pattern.removeprefix(_B)
+    literal = re.match(r"(?:[A-Za-z0-9_~-]|\\.)+", body)
+    prefix = literal.group(0).replace("\\", "").lower() if literal else ""
+    return (prefix,) if len(prefix) >= 2 else ()
+
+
+@cache
+def _compiled() -> tuple[tuple[str, tuple[str, ...], re.Pattern[str]], ...]:
+    return tuple(
+        (kind, _KEYWORDS.get(kind) or _literal_prefix(pattern), re.compile(pattern))
+        for kind, pattern in _PREFIXED
+    )
+
+
+def _mentions(lowered: str, keywords: tuple[str, ...]) -> bool:
+    """Whether a rule can match at all (a cheap test before its regular expression)."""
+    return not keywords or any(word in lowered for word in keywords)
+
+
+def _is_placeholder(value: str) -> bool:
+    if value.startswith(("<", "{{", "${", "[", "%")):
+        return True  # <set in vault>, {{ secrets.token }}, ${DB_PASSWORD}, [redacted]
+    value = value.strip("\"'`.,;:!?)(")
+    return len(value) < 3 or bool(_PLACEHOLDER.fullmatch(value))
+
+
+def _prose_continues(value: str, rest: str) -> bool:
+    """``Password: stored in the vault``, ``the passphrase is fine.``: prose, not a value.
+
+    An ordinary word followed by more of the sentence, or a word that ends the
+    sentence but reads as a description (``fine``, ``required``, ``rotated``).
+    """
+    word = value.rstrip(",.;!?").replace("'", "")
+    if not word.isalpha():
+        return False
+    ends = value[-1] in ".;!?" or not rest.strip() or rest.strip()[0] in ".;!?)"
+    if not ends:
+        return bool(re.match(r"\s+\w", rest))
+    return word.lower() in _DESCRIPTIONS or word.lower().endswith(_DESCRIPTION_ENDINGS)
+
+
+def find_secrets(text: str) -> list[SecretFinding]:
+    """Every credential-looking span of ``text``, in no particular order."""
+    found = list(_matches(text))
+    return list(dict.fromkeys(found))
+
+
+def _matches(text: str) -> Iterator[SecretFinding]:
+    lowered = text.lower()
+    for kind, detector in _library_detectors():
+        if not _mentions(lowered, _LIBRARY_KEYWORDS.get(kind, ())):
+            continue
+        for value in detector.analyze_string(text):
+            if kind != "a URL with a password" or not _is_placeholder(value):
+                yield SecretFinding(kind, value)
+    for kind, keywords, pattern in _compiled():
+        if not _mentions(lowered, keywords):
+            continue
+        for match in pattern.finditer(text):
+            value = match.groupdict().get("value") or match.group(0)
+            if "value" not in match.groupdict() or not _is_placeholder(value):
+                yield SecretFinding(kind, value)
+    if _mentions(lowered, _CREDENTIAL_WORDS):
+        yield from _assignments(text)
+    for match in _TOKEN.finditer(text):
+        token = match.group(0)
+        if _looks_random(token) and not _DIGEST_LABEL.search(text, 0, match.start()):
+            yield SecretFinding("a long random-looking token (an API key or password?)", token)
+
+
+def _assignments(text: str) -> Iterator[SecretFinding]:
+    """``name=value``, ``name: value`` and ``name is value`` forms of a credential."""
+    for match in _CODE_ASSIGNMENT.finditer(text):
+        value = match["value"]
+        if not _is_placeholder(value) and not _REFERENCE.fullmatch(value):
+            yield SecretFinding("a password or key assignment (name=value)", match.group(0))
+    for pattern, kind in (
+        (_LABEL, "a password or key given after a label (name: value)"),
+        (_IS_FORM, "a password or key given in a sentence ('... password is <value>')"),
+    ):
+        for match in pattern.finditer(text):
+            value, rest = match["value"], match["rest"]
+            if not _is_placeholder(value) and not _prose_continues(value, rest):
+                yield SecretFinding(kind, match.group(0)[: len(match.group(0)) - len(rest)])
+
+
+def detect_secret(text: str) -> str | None:
+    """The kind of the first credential ``text`` seems to contain, or None."""
+    found = find_secrets(text)
+    return found[0].kind if found else None
+
+
+def new_secrets(before: str, after: str) -> list[SecretFinding]:
+    """Credentials in ``after`` that ``before`` did not hold (what an edit would add)."""
+    known = {finding.value for finding in find_secrets(before)} if before else set()
+    return [finding for finding in find_secrets(after) if finding.value not in known]
+
+
+def _entropy(token: str) -> float:
+    counts = Counter(token)
+    return -sum(n / len(token) * math.log2(n / len(token)) for n in counts.values())
+
+
+def _looks_random(token: str) -> bool:
+    classes = (any(c.islower() for c in token), any(c.isupper() for c in token))
+    # Random keys scatter digits among letters; CamelCase names with a year do not.
+    switches = sum(a.isdigit() != b.isdigit() for a, b in itertools.pairwise(token))
+    return all(classes) and switches >= 3 and _entropy(token) >= 4.0

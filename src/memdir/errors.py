@@ -15,6 +15,7 @@ tool error, the REST API answers with problem JSON.
     ├── EditError                old text missing or ambiguous in an edit
     ├── StoreError               database problems (open, corrupt, locked)
     │   └── IndexMismatchError   index built with another embedder or dimension
+    ├── DiskFullError            no space left (or quota, or file size limit): nothing written
     ├── EmbeddingError           an embedding provider failed or is misconfigured
     ├── DependencyError          an optional package is missing (names the extra)
     └── ChatModelError           a chat model provider failed
@@ -116,6 +117,10 @@ class StoreError(MemdirError):
 
 class IndexMismatchError(StoreError):
     """The index was built with a different embedder; run ``memdir index rebuild``."""
+
+
+class DiskFullError(MemdirError):
+    """The disk (or the user's quota) is full; the write was undone, nothing changed."""
 
 
 class EmbeddingError(MemdirError):

@@ -15,6 +15,7 @@ exponential backoff before a ``StoreError`` reaches the caller.
 from __future__ import annotations
 
 import logging
+import shutil
 import sqlite3
 import time
 from collections.abc import Callable
@@ -23,7 +24,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import TypeVar, cast
 
-from memdir.errors import StoreError
+from memdir.errors import DiskFullError, MemdirError, StoreError
 
 log = logging.getLogger(__name__)
 
@@ -36,6 +37,7 @@ CACHE_KIB = 64 * 1024
 SCAN_MMAP_BYTES = 0
 SCAN_CACHE_KIB = 2048
 REBUILD_HINT = "run `memdir index rebuild`"
+FULL_DISK_BYTES = 1 << 20  # less free space than this makes a "disk I/O error" a full disk
 
 T = TypeVar("T")
 
@@ -126,8 +128,33 @@ def connect(
         conn.execute(f"PRAGMA cache_size = -{int(cache_kib)}")
     except errors as exc:
         conn.close()
-        raise corrupt_error(path, exc) from exc
+        raise database_error(path, exc) from exc
     return Connection(conn=conn, driver=driver.__name__, vec_loaded=vec, errors=errors)
+
+
+def _io_error_on_full_disk(path: Path, text: str) -> bool:
+    """SQLite reports a full disk as "disk I/O error" when the WAL index cannot grow."""
+    if "disk i/o error" not in text:
+        return False
+    try:
+        return shutil.disk_usage(path.parent).free < FULL_DISK_BYTES
+    except OSError:
+        return False
+
+
+def database_error(path: Path, exc: BaseException, what: str = "index database") -> MemdirError:
+    """The error to raise for a driver error: locked, full disk, corrupt, or other."""
+    text = str(exc).lower()
+    if is_locked(exc):
+        return StoreError(f"the {what} {str(path)!r} is locked: {exc}")
+    if "disk is full" in text or "disk full" in text or _io_error_on_full_disk(path, text):
+        return DiskFullError(
+            f"the {what} {str(path)!r} cannot grow: the disk is full ({exc}); nothing was "
+            f"changed. Free some space on the disk of {str(path.parent)!r} and try again"
+        )
+    if "malformed" in text or "not a database" in text or "corrupt" in text:
+        return corrupt_error(path, exc)
+    return StoreError(f"{what} error in {str(path)!r}: {exc}")
 
 
 def corrupt_error(path: Path, exc: BaseException) -> StoreError:

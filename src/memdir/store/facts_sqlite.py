@@ -22,7 +22,7 @@ from typing import TypeVar
 
 from memdir.errors import StoreError
 from memdir.store.base import EmbedderIdentity
-from memdir.store.connect import Connection, connect, corrupt_error, is_locked, retry_locked
+from memdir.store.connect import Connection, connect, database_error, retry_locked
 from memdir.store.fact_records import (
     Fact,
     FactEvent,
@@ -141,12 +141,7 @@ class SqliteFactStore:
         try:
             return fn()
         except db.errors as exc:
-            if is_locked(exc):
-                raise StoreError(f"the facts database {str(self.path)!r} is locked") from exc
-            text = str(exc).lower()
-            if "malformed" in text or "not a database" in text or "corrupt" in text:
-                raise corrupt_error(self.path, exc) from exc
-            raise StoreError(f"facts database error in {str(self.path)!r}: {exc}") from exc
+            raise database_error(self.path, exc, "facts database") from exc
 
     @contextmanager
     def transaction(self) -> Iterator[None]:

@@ -35,7 +35,7 @@ from memdir.store.connect import (
     SCAN_MMAP_BYTES,
     Connection,
     connect,
-    corrupt_error,
+    database_error,
     delete_database,
     is_locked,
     retry_locked,
@@ -295,12 +295,7 @@ class SqliteStore:
         try:
             yield db
         except db.errors as exc:
-            if is_locked(exc):
-                raise StoreError(f"the index database {str(self.path)!r} is locked: {exc}") from exc
-            text = str(exc).lower()
-            if "malformed" in text or "not a database" in text or "corrupt" in text:
-                raise corrupt_error(self.path, exc) from exc
-            raise StoreError(f"index database error in {str(self.path)!r}: {exc}") from exc
+            raise database_error(self.path, exc) from exc
 
     def _read(self, fn: Callable[[sqlite3.Connection], T]) -> T:
         with self._lock, self._translated() as db:
@@ -441,7 +436,7 @@ class SqliteStore:
                 )
             except db.errors as exc:
                 text = str(exc).lower()
-                if is_locked(exc) or "malformed" in text or "not a database" in text:
+                if is_locked(exc) or any(w in text for w in ("malformed", "database", "full")):
                     raise
                 raise InvalidInputError(
                     f"invalid full-text query {match_expression!r} ({exc}); "

@@ -10,15 +10,17 @@ never end in ``.md``, so discovery and listings never see them.
 from __future__ import annotations
 
 import contextlib
+import errno
 import logging
 import os
 import re
 import secrets
 import stat
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
-from memdir.errors import InvalidInputError
+from memdir.errors import DiskFullError, InvalidInputError
 
 logger = logging.getLogger(__name__)
 
@@ -29,6 +31,28 @@ _NEW_FILE_MODE = 0o666  # the process umask narrows it, as for any new file
 _TEMP_NAME = re.compile(r"\..+\.[0-9a-f]{12}\.tmp")
 STALE_TEMP_SECONDS = 3600
 """A temp file this old belongs to a writer that died (a write takes milliseconds)."""
+
+
+_FULL = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG})
+
+
+def is_disk_full(exc: OSError) -> bool:
+    """No space left, quota exceeded, or the file size limit reached."""
+    return exc.errno in _FULL
+
+
+@contextlib.contextmanager
+def disk_errors(path: Path) -> Iterator[None]:
+    """Turn a full disk while writing ``path`` into ``DiskFullError`` (others pass through)."""
+    try:
+        yield
+    except OSError as exc:
+        if not is_disk_full(exc):
+            raise
+        raise DiskFullError(
+            f"cannot write {path.name!r}: the disk is full ({exc.strerror}); the file was left "
+            f"as it was. Free some space on the disk of {str(path.parent)!r} and try again"
+        ) from exc
 
 
 def check_size(text: str, what: str) -> bytes:
@@ -87,15 +111,16 @@ def write_atomic(path: Path, text: str) -> None:
     ``MAX_FILE_BYTES`` with ``InvalidInputError`` before touching the disk.
     """
     data = check_size(text, f"content for {path.name!r}")
-    temp = _write_temp(path.parent, path.name, data)
-    try:
-        with contextlib.suppress(FileNotFoundError):
-            os.chmod(temp, stat.S_IMODE(os.stat(path).st_mode))
-        os.replace(temp, path)
-    except BaseException:
-        temp.unlink(missing_ok=True)
-        raise
-    fsync_directory(path.parent)
+    with disk_errors(path):
+        temp = _write_temp(path.parent, path.name, data)
+        try:
+            with contextlib.suppress(FileNotFoundError):
+                os.chmod(temp, stat.S_IMODE(os.stat(path).st_mode))
+            os.replace(temp, path)
+        except BaseException:
+            temp.unlink(missing_ok=True)
+            raise
+        fsync_directory(path.parent)
     logger.debug("wrote %s (%d bytes)", path, len(data))
 
 
@@ -108,6 +133,11 @@ def create_exclusive(path: Path, text: str) -> bool:
     to an exclusive create.
     """
     data = check_size(text, f"content for {path.name!r}")
+    with disk_errors(path):
+        return _create_linked(path, data)
+
+
+def _create_linked(path: Path, data: bytes) -> bool:
     temp = _write_temp(path.parent, path.name, data)
     try:
         os.link(temp, path)

@@ -10,15 +10,19 @@ caller gets back are exact.
 from __future__ import annotations
 
 import datetime as dt
+import logging
 import os
 import re
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 
 from memdir.errors import InvalidInputError
-from memdir.workspace.atomic import check_size
+from memdir.workspace.atomic import check_size, disk_errors
 from memdir.workspace.locking import lock_file
 from memdir.workspace.paths import resolve_inside
+
+logger = logging.getLogger(__name__)
 
 MEMORY_DIR = "memory"
 DAILY_NOTE_NAME = re.compile(r"\d{4}-\d{2}-\d{2}\.md")
@@ -64,15 +68,39 @@ def _separator(existing: bytes, heading: str) -> str:
     return "\n\n"
 
 
-def _append_bytes(path: Path, data: bytes) -> None:
+def _append_bytes(path: Path, data: bytes, size_before: int) -> None:
+    """Append ``data`` whole, or leave the file at ``size_before`` bytes and raise.
+
+    A write can fail half-way (a full disk writes what fits, then ENOSPC); the
+    part written is cut off again so the note never keeps a torn entry.
+    """
     fd = os.open(path, os.O_WRONLY | os.O_APPEND | getattr(os, "O_BINARY", 0))
     try:
         view = memoryview(data)
         while view:
             view = view[os.write(fd, view) :]
         os.fsync(fd)
+    except BaseException:
+        try:
+            os.ftruncate(fd, size_before)
+            os.fsync(fd)
+        except OSError as exc:  # cannot undo: say so, the caller's error follows
+            logger.error("could not cut a failed append off %s: %s", path, exc)
+        raise
     finally:
         os.close(fd)
+
+
+def _read_note(path: Path) -> bytes:
+    """The note's bytes; a daily-note path that is not a regular file (a FIFO, a device)
+    is refused instead of read, which would block forever."""
+    mode = os.stat(path).st_mode
+    if not stat.S_ISREG(mode):
+        raise InvalidInputError(
+            f"{path.name!r} in {str(path.parent)!r} is not a regular file; move it away so "
+            "memdir can write the daily note there"
+        )
+    return path.read_bytes()
 
 
 def append_daily(root: Path, text: str, date: dt.date | None = None) -> NoteLocation:
@@ -87,10 +115,11 @@ def append_daily(root: Path, text: str, date: dt.date | None = None) -> NoteLoca
     check_size(body, "daily note text")
     relative = daily_note_name(day)
     path = resolve_inside(root, relative)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with lock_file(path, create=True):
-        existing = path.read_bytes()
-        prefix = _separator(existing, day.isoformat())
-        start_line = existing.count(b"\n") + prefix.count("\n") + 1
-        _append_bytes(path, (prefix + body).encode("utf-8"))
+    with disk_errors(path):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with lock_file(path, create=True):
+            existing = _read_note(path)
+            prefix = _separator(existing, day.isoformat())
+            start_line = existing.count(b"\n") + prefix.count("\n") + 1
+            _append_bytes(path, (prefix + body).encode("utf-8"), len(existing))
     return NoteLocation(relative, start_line, start_line + body.count("\n") - 1)

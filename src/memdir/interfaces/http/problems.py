@@ -17,6 +17,7 @@ from memdir.errors import (
     ConfigError,
     ContextLengthError,
     DependencyError,
+    DiskFullError,
     EditError,
     EmbeddingError,
     IndexMismatchError,
@@ -43,6 +44,7 @@ STATUS_BY_ERROR: tuple[tuple[type[MemdirError], int], ...] = (
     (EditError, 409),
     (IndexMismatchError, 409),
     (StoreError, 503),
+    (DiskFullError, 507),
     (EmbeddingError, 503),
     (DependencyError, 501),
     (ContextLengthError, 413),
@@ -74,6 +76,7 @@ _PROBLEM_STATUSES = {
     501: "Feature not available",
     502: "The chat model failed",
     503: "The index database or the embedder is unavailable",
+    507: "The disk is full; nothing was written",
 }
 PROBLEM_RESPONSES: dict[int | str, dict[str, object]] = {
     status: {

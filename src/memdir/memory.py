@@ -117,6 +117,7 @@ class Memory:
         self._facts: FactBook | None = None
         self._other_facts: dict[str, FactBook] = {}  # other workspaces' facts, for their sync
         self._mirror: WorkspaceMirror | None = None  # store.workspace_files = "postgres"
+        self._index_files: tuple[FileId, FileId] | None = None  # (db, -wal) as opened
         self._lock = threading.RLock()
 
     # -- opening and closing -------------------------------------------------------
@@ -163,6 +164,33 @@ class Memory:
             for book in self._other_facts.values():
                 book.close()
             self._other_facts.clear()
+            self._index_files = None
+
+    def _follow_index_files(self) -> None:
+        """Reopen the index when its files were deleted or replaced under this process.
+
+        A long-running process (``memdir serve``) holds the SQLite files open; if
+        someone deletes ``memdir.db`` or its ``-wal`` (or another process rebuilds
+        the index), it would go on using the unlinked files while every other
+        process sees new ones. The files' identities are compared on every use
+        (two ``stat`` calls) and the connections reopened when they changed; a
+        missing index is then created and filled by the next sync.
+        """
+        if self.settings.store.backend != "sqlite" or (self._store is None and self._facts is None):
+            return
+        now = (_file_id(self.index_path), _file_id(Path(f"{self.index_path}-wal")))
+        seen = self._index_files
+        if seen is None or (seen[1] is None and seen[0] == now[0]):
+            self._index_files = now  # the WAL appears with the first read
+            return
+        if seen != now:
+            log.warning(
+                "the index files under %s were deleted or replaced by another process; "
+                "reopening them", self.index_path.parent,
+            )  # fmt: skip
+            self._close_index()
+            if now[0] is None:  # the WAL and shared memory of the deleted file are stale
+                SqliteStore.delete(self.index_path)
 
     def __enter__(self) -> Memory:
         return self
@@ -183,6 +211,7 @@ class Memory:
     def store(self) -> IndexWriter:
         """The index store: SQLite under ``index/`` or PostgreSQL (``store.backend``)."""
         with self._lock:
+            self._follow_index_files()
             if self._store is None:
                 self._store = self._open_store(self.settings.index.tokenizer)
             return self._store
@@ -213,6 +242,7 @@ class Memory:
     def facts(self) -> FactBook:
         """The structured facts of this workspace (derived from marked daily-note lines)."""
         with self._lock:
+            self._follow_index_files()
             if self._facts is None:
                 self._facts = self._open_facts(source_of(self.agent_id))
             return self._facts
@@ -252,8 +282,20 @@ class Memory:
         """Reads pull this workspace from PostgreSQL; writes lock it, pull, run and push."""
         mirror = self._files_mirror()
         if mirror is None:
+            self._require_home(write)
             return nullcontext()
         return mirror.hold(source_of(self.agent_id), write, pull=self._sources("agent"))
+
+    def _require_home(self, write: bool) -> None:
+        """A write may create the home (its files create their folders); a read of a
+        folder that is no memdir home is refused: it would create ``index/`` there and
+        answer from nothing (a mistyped ``--home`` or ``MEMDIR_HOME``)."""
+        if write or self._files_mirror() is not None or _is_home(self.home):
+            return
+        raise NotFoundError(
+            f"{str(self.home)!r} is not a memdir home (it has no workspace/ folder); create "
+            "one with `memdir init`, or point --home or MEMDIR_HOME at an existing home"
+        )
 
     # -- workspace -----------------------------------------------------------------
     @mirrored(write=True)
@@ -486,6 +528,7 @@ class Memory:
         A database that cannot be opened (corrupt, truncated, not SQLite) is deleted
         and built anew; the Markdown files are the truth, so nothing is lost.
         """
+        self._require_home(write=False)
         try:
             return self._rebuild_once(progress, delete=False)
         except StoreError as exc:
@@ -514,6 +557,7 @@ class Memory:
         return report
 
     def index_status(self) -> IndexStats:
+        self._require_home(write=False)
         return self.store.stats()
 
     def _sync_options(self) -> SyncOptions:
@@ -549,6 +593,7 @@ class Memory:
         left out; ``include_history`` returns them after the current hits, marked
         (``SearchHit.retired``).
         """
+        self._require_home(write=False)
         cfg = self.settings.search
         if scope == "all" and not cfg.cross_agent and self.agent_id is not None:
             raise InvalidInputError(
@@ -599,6 +644,7 @@ class Memory:
         limit: int = 5,
     ) -> list[RecalledFact]:
         """Facts valid now (or ``as_of``) that answer ``query`` (``memory_recall``)."""
+        self._require_home(write=False)
         return self._recovering(
             lambda: self.facts.recall(query, category=category, as_of=as_of, limit=limit)
         )
@@ -619,6 +665,7 @@ class Memory:
         include_superseded: bool = False,
         include_forgotten: bool = False,
     ) -> list[Fact]:
+        self._require_home(write=False)
         return self.facts.list_facts(category, as_of, include_superseded, include_forgotten)
 
     @mirrored(write=False)
@@ -710,16 +757,40 @@ def is_corruption(error: StoreError) -> bool:
     """Whether ``error`` says the database file is damaged (not locked, not mismatched).
 
     SQLite reports a damaged or foreign file as a plain ``DatabaseError`` ("file is
-    not a database", "database disk image is malformed"); locks and busy timeouts
-    are ``OperationalError`` and never count.
+    not a database", "database disk image is malformed"), and a WAL left by a
+    database deleted under a running process as "disk I/O error" (a full disk is
+    ``DiskFullError`` already); locks and busy timeouts never count.
     """
     if isinstance(error, IndexMismatchError):
         return False
     cause = error.__cause__
-    if cause is None or type(cause).__name__ != "DatabaseError":
+    if cause is None:
         return False
     text = str(cause).lower()
-    return "locked" not in text and "busy" not in text
+    if "locked" in text or "busy" in text:
+        return False
+    return type(cause).__name__ == "DatabaseError" or "disk i/o error" in text
+
+
+FileId = tuple[int, int] | None
+
+
+def _is_home(home: Path) -> bool:
+    """A memdir home holds a workspace (global or an agent's), a configuration or an index."""
+    return (
+        (home / "workspace").is_dir()
+        or (home / "agents").is_dir()
+        or (home / "memdir.toml").is_file()
+        or (home / "index" / "memdir.db").is_file()
+    )
+
+
+def _file_id(path: Path) -> FileId:
+    try:
+        stat = path.stat()
+    except FileNotFoundError:
+        return None
+    return (stat.st_dev, stat.st_ino)
 
 
 def _configured_calibration(cfg: SearchSettings) -> Calibration | None:

@@ -24,5 +24,6 @@ def bare_memory(home: Path) -> Iterator[Memory]:
     """An unseeded home: a short system prompt, for tests with a tiny context window
     (without the recent daily notes, which grow as the chat saves facts)."""
     no_notes = {"prompt": {"recent_notes_days": 0}}
+    (home / "workspace").mkdir(parents=True)  # a home, with no files yet
     with Memory.open(home, embedder=HashEmbedder(), chat_model=None, overrides=no_notes) as opened:
         yield opened

@@ -73,6 +73,7 @@ def test_context_length_error_triggers_emergency_compaction(
 ) -> None:
     url, bodies = endpoint
     model = OpenAIChatModel("local-model", base_url=url, context_window=4096, max_retries=0)
+    (home / "workspace").mkdir(parents=True)  # an empty home
     with Memory.open(home, embedder=HashEmbedder(), chat_model=None) as memory:
         agent = ChatAgent(memory, model)
         for n in range(30):

@@ -13,5 +13,6 @@ from memdir.memory import Memory
 
 @pytest.fixture
 def memory(home: Path) -> Iterator[Memory]:
+    (home / "workspace").mkdir(parents=True)  # an empty home
     with open_memory(home) as opened:
         yield opened

@@ -71,6 +71,12 @@ def test_hostile_paths_are_one_line_errors(home: Path, path: str) -> None:
 
 
 def test_context_table_and_json(home: Path) -> None:
+    code, _, err = run(home, "context")
+    assert code == 1
+    assert "is not a memdir home" in err
+    assert "memdir init" in err
+    assert not home.exists()  # a read never creates the home
+    run(home, "init")
     code, out, _ = run(home, "context")
     assert code == 0
     assert "AGENTS.md" in out
@@ -81,6 +87,7 @@ def test_context_table_and_json(home: Path) -> None:
 
 
 def test_prompt_contains_sections(home: Path) -> None:
+    run(home, "init")
     code, out, _ = run(home, "prompt")
     assert code == 0
     assert "## AGENTS.md" in out

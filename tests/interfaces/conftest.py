@@ -15,6 +15,7 @@ from memdir.memory import Memory
 
 @pytest.fixture
 def memory(home: Path) -> Iterator[Memory]:
+    (home / "workspace").mkdir(parents=True)  # an empty home
     with Memory.open(home, embedder=HashEmbedder()) as opened:
         yield opened
 

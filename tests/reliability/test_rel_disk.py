@@ -1,4 +1,4 @@
-"""The disk under memdir: full, or holding something that is not a file where a note goes.
+"""The disk under memdir: full, files deleted under a server, a FIFO where a note goes.
 
 A failed append must leave the note exactly as it was and say the disk is full
 (REST: 507 problem JSON, never 500 or "index corrupt"). A FIFO at today's
@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import datetime as dt
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
-from support_reliability import start_server, stop_server
+from support_reliability import child_env, start_server, stop_server
 
 from memdir.bench.disk_full import run_disk_full
 from memdir.errors import InvalidInputError
@@ -61,3 +63,62 @@ def test_a_fifo_at_the_daily_note_path_over_rest(tmp_path: Path) -> None:
             assert http.get("/api/v1/search", params={"query": "team"}).status_code == 200
     finally:
         stop_server(server.process)
+
+
+def _cli(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    command = [sys.executable, "-m", "memdir", "--home", str(home),
+               "--set", "embeddings.provider=hash", *args]  # fmt: skip
+    return subprocess.run(
+        command, env=child_env(), capture_output=True, text=True, timeout=120, check=False
+    )
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("victim", ["memdir.db", "memdir.db-wal"])
+def test_index_files_deleted_under_a_running_server(tmp_path: Path, victim: str) -> None:
+    server = start_server(tmp_path / "home")
+    try:
+        with server.client() as http:
+            first = http.post("/api/v1/facts", json={"content": "The team meets on Tuesdays"})
+            assert first.is_success
+            assert http.get("/api/v1/search", params={"query": "team"}).is_success
+            (server.home / "index" / victim).unlink()
+            searched = _cli(server.home, "search", "team")
+            assert searched.returncode == 0, searched.stderr
+            assert "Tuesdays" in searched.stdout
+            rebuilt = _cli(server.home, "index", "rebuild")
+            assert rebuilt.returncode == 0, rebuilt.stderr
+            saved = http.post("/api/v1/facts", json={"content": "The office is in Berlin"})
+            assert saved.status_code == 201, saved.text
+            hits = http.get("/api/v1/search", params={"query": "office Berlin"}).json()["hits"]
+            assert any("Berlin" in hit["text"] for hit in hits)
+            recalled = _cli(server.home, "recall", "office")
+            assert recalled.returncode == 0, recalled.stderr
+            assert "Berlin" in recalled.stdout  # the server wrote to the files others read
+    finally:
+        stop_server(server.process)
+
+
+@pytest.mark.slow
+def test_read_commands_never_create_a_home(tmp_path: Path) -> None:
+    not_home = tmp_path / "etc"
+    not_home.mkdir()
+    (not_home / "hosts").write_text("127.0.0.1 localhost\n")
+    for args in (["search", "x"], ["recall", "x"], ["get", "MEMORY.md"], ["index", "status"],
+                 ["prompt"], ["index", "rebuild"], ["files", "list"]):  # fmt: skip
+        done = _cli(not_home, *args)
+        assert done.returncode == 1, args
+        assert "is not a memdir home" in done.stderr, (args, done.stderr)
+        assert "memdir init" in done.stderr
+    assert sorted(p.name for p in not_home.iterdir()) == ["hosts"]
+    env = {**child_env(), "MEMDIR_HOME": str(tmp_path / "mistyped")}
+    mistyped = subprocess.run(
+        [sys.executable, "-m", "memdir", "--set", "embeddings.provider=hash", "search", "x"],
+        env=env, capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    assert mistyped.returncode == 1
+    assert "mistyped" in mistyped.stderr
+    assert not (tmp_path / "mistyped").exists()
+    saved = _cli(tmp_path / "fresh", "save", "The team meets on Tuesdays")  # a write creates it
+    assert saved.returncode == 0, saved.stderr
+    assert _cli(tmp_path / "fresh", "recall", "team").returncode == 0

@@ -11,6 +11,7 @@
 | path / path component | 1,024 chars / 255 bytes | workspace.paths |
 | agent id / session id | 64 / 128 chars | workspace.paths, context.sessions |
 | REST request body | 8 MB | interfaces.http.app.MAX_BODY_BYTES |
+| one read (whole file, or a get's lines) | 2 MB | workspace.workspace.MAX_READ_BYTES |
 """
 
 from __future__ import annotations
@@ -21,11 +22,13 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 from support_reliability import workspace_snapshot
+from typer.testing import CliRunner
 
 from memdir.embeddings.base import HashEmbedder
 from memdir.errors import InvalidInputError
 from memdir.facts import MAX_FACT_CHARS
 from memdir.facts.safety import MAX_REASON_CHARS
+from memdir.interfaces.cli import app as cli
 from memdir.interfaces.http import create_app
 from memdir.memory import Memory
 from memdir.tools import MAX_CONTENT_CHARS, ToolError, call_tool
@@ -102,7 +105,9 @@ def test_oversized_files_are_skipped_by_the_index(home: Path) -> None:
 
 def test_rest_limits(home: Path) -> None:
     app = create_app(home, token=TOKEN, open_memory=hash_opener(home))
-    with TestClient(app, headers={"Authorization": f"Bearer {TOKEN}"}) as api:
+    with TestClient(
+        app, base_url="http://127.0.0.1", headers={"Authorization": f"Bearer {TOKEN}"}
+    ) as api:
         assert api.get("/api/v1/search", params={"query": "q" * 2001}).status_code == 422
         assert (
             api.get("/api/v1/search", params={"query": "q", "max_results": 101}).status_code == 422
@@ -116,3 +121,41 @@ def test_rest_limits(home: Path) -> None:
         long_agent = api.get("/api/v1/files", params={"agent": "a" * 65})
         assert long_agent.status_code == 400
     assert not (home / "workspace" / "memory" / "big.md").exists()
+
+
+def test_reads_are_bounded_and_say_how_to_read_in_parts(memory: Memory) -> None:
+    folder = memory.workspace.root / "memory"
+    folder.mkdir(exist_ok=True)
+    (folder / "big.md").write_text("".join(f"line {n} " + "x" * 90 + "\n" for n in range(30_000)))
+    (folder / "wide.md").write_text("# Wide\n" + "y" * (MAX_FILE_BYTES + 10) + "\nend\n")
+    with pytest.raises(InvalidInputError, match=r"memory_get and a line range") as whole:
+        memory.read_file("memory/big.md")
+    assert "memdir get PATH --from N --lines M" in str(whole.value)
+    assert "GET /api/v1/files/PATH?from=N&lines=M" in str(whole.value)
+    part = memory.get("memory/big.md", from_line=29_999, lines=5)
+    assert (part.start_line, part.end_line, part.total_lines) == (29_999, 30_000, 30_000)
+    assert part.content.startswith("line 29998 ")
+    with pytest.raises(InvalidInputError, match=r"ask for at most \d+ lines from line 1"):
+        memory.get("memory/big.md")
+    refuses(memory, "memory_get", {"path": "memory/wide.md", "lines": 1, "from_line": 2}, "alone")
+    assert memory.get("memory/wide.md", from_line=3).content == "end"
+    with pytest.raises(ToolError, match="memory_get and a line range"):
+        call_tool(memory, "memory_read_file", {"path": "memory/big.md"})
+
+
+def test_rest_and_cli_reads_are_bounded(home: Path) -> None:
+    folder = home / "workspace" / "memory"
+    folder.mkdir(parents=True)
+    (folder / "big.md").write_text("z" * 50 + "\n" + ("w" * 99 + "\n") * 25_000)
+    app = create_app(home, token=TOKEN, open_memory=hash_opener(home))
+    with TestClient(
+        app, base_url="http://127.0.0.1", headers={"Authorization": f"Bearer {TOKEN}"}
+    ) as api:
+        whole = api.get("/api/v1/files/memory/big.md")
+        assert whole.status_code == 422
+        assert "from=N&lines=M" in whole.json()["detail"]
+        part = api.get("/api/v1/files/memory/big.md", params={"from": 1, "lines": 1})
+        assert part.json()["content"] == "z" * 50
+    result = CliRunner().invoke(cli, ["--home", str(home), "files", "read", "memory/big.md"])
+    assert result.exit_code == 1
+    assert "--from N --lines M" in result.output

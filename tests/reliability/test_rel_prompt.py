@@ -123,7 +123,9 @@ def test_secrets_are_refused_by_every_write_path(memory: Memory, secret: str) ->
 @pytest.mark.parametrize("secret", SECRETS[:2])
 def test_secrets_are_refused_over_rest_and_the_cli(home: Path, secret: str) -> None:
     app_ = create_app(home, open_memory=hash_opener(home), token="t" * 32)
-    with TestClient(app_, headers={"Authorization": "Bearer " + "t" * 32}) as api:
+    with TestClient(
+        app_, base_url="http://127.0.0.1", headers={"Authorization": "Bearer " + "t" * 32}
+    ) as api:
         assert api.post("/api/v1/facts", json={"content": secret}).status_code == 422
         put = api.put("/api/v1/files/memory/keys.md", json={"content": secret})
         assert put.status_code == 422
@@ -155,7 +157,7 @@ def test_curation_leaves_credentials_out_of_the_notes(home: Path) -> None:
 def test_the_token_never_appears_in_problem_answers(home: Path) -> None:
     token = "s" * 40
     app_ = create_app(home, open_memory=hash_opener(home), token=token)
-    with TestClient(app_) as anonymous:
+    with TestClient(app_, base_url="http://127.0.0.1") as anonymous:
         answer = anonymous.get("/api/v1/files", headers={"Authorization": "Bearer wrong"})
     assert answer.status_code == 401
     assert token not in answer.text

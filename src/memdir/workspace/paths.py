@@ -9,6 +9,7 @@ says what to send instead; neither writes anything.
 from __future__ import annotations
 
 import re
+import unicodedata
 from pathlib import Path, PurePosixPath
 
 from memdir.errors import InvalidAgentIdError, InvalidPathError
@@ -20,6 +21,9 @@ MARKDOWN_SUFFIX = ".md"
 
 _DRIVE = re.compile(r"^[A-Za-z]:")
 _CONTROL = re.compile(r"[\x01-\x1f\x7f]")
+# Format characters (bidi overrides and isolates, zero-width spaces and joiners, BOM),
+# line and paragraph separators, private use: invisible or reordering in a listing.
+_INVISIBLE = frozenset({"Cf", "Zl", "Zp", "Co"})
 _WINDOWS_RESERVED = frozenset(
     ["con", "prn", "aux", "nul"]
     + [f"com{i}" for i in range(1, 10)]
@@ -53,6 +57,12 @@ def _check_characters(path: str) -> None:
         raise _reject(path, "it contains a NUL byte")
     if _CONTROL.search(path):
         raise _reject(path, "it contains a control character")
+    hidden = next((c for c in path if unicodedata.category(c) in _INVISIBLE), None)
+    if hidden is not None:
+        name = unicodedata.name(hidden, "an invisible character")
+        raise _reject(
+            path, f"it contains U+{ord(hidden):04X} ({name}), which can disguise a file name"
+        )
     if "\\" in path:
         raise _reject(path, "backslashes are not allowed, separate folders with '/'")
     if len(path) > MAX_PATH_CHARS:

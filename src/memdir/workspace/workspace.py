@@ -23,7 +23,13 @@ from memdir.errors import (
     NotFoundError,
 )
 from memdir.workspace import ritual, seeding
-from memdir.workspace.atomic import check_size, fsync_directory, read_markdown, write_atomic
+from memdir.workspace.atomic import (
+    MAX_FILE_BYTES,
+    check_size,
+    fsync_directory,
+    read_markdown,
+    write_atomic,
+)
 from memdir.workspace.bootstrap import (
     FALLBACK_FILES,
     GLOBAL_ONLY_FILES,
@@ -253,26 +259,35 @@ class Workspace:
         return True
 
     def read_file(self, path: str) -> str:
-        """Return the whole text of a workspace file."""
-        _, located = self._locate_for_read(path)
+        """Return the whole text of a workspace file (at most ``MAX_READ_BYTES``)."""
+        relative, located = self._locate_for_read(path)
+        size = located.stat().st_size
+        if size > MAX_READ_BYTES:
+            raise InvalidInputError(
+                f"{relative!r} is {size:,} bytes, over the limit of {MAX_READ_BYTES:,} bytes for "
+                f"reading a whole file; {_READ_IN_PARTS}"
+            )
         return read_markdown(located)
 
     def get(self, path: str, from_line: int | None = None, lines: int | None = None) -> FileSlice:
-        """Return ``lines`` lines from ``from_line`` (default: the whole file), numbered."""
+        """Return ``lines`` lines from ``from_line`` (default: the whole file), numbered.
+
+        The lines returned may hold at most ``MAX_READ_BYTES``; the file is read
+        line by line, so a large file costs one pass, not its size in memory.
+        """
         _check_line_arguments(from_line, lines)
         relative, located = self._locate_for_read(path)
-        all_lines = split_lines(read_markdown(located))
         start = from_line or 1
-        if start > max(len(all_lines), 1):
+        chosen, total = _read_lines(relative, located, start, lines)
+        if start > max(total, 1):
             raise InvalidInputError(
                 f"from_line {start} is past the end of {relative!r}, which has "
-                f"{len(all_lines)} lines; ask for from_line {max(len(all_lines), 1)} or less"
+                f"{total} lines; ask for from_line {max(total, 1)} or less"
             )
-        end = len(all_lines) if lines is None else min(len(all_lines), start + lines - 1)
-        chosen = all_lines[start - 1 : end]
+        end = start + len(chosen) - 1
         width = len(str(max(end, 1)))
         numbered = "\n".join(f"{start + i:>{width}}\t{line}" for i, line in enumerate(chosen))
-        return FileSlice(relative, start, end, len(all_lines), "\n".join(chosen), numbered)
+        return FileSlice(relative, start, end, total, "\n".join(chosen), numbered)
 
     def list_files(self, prefix: str = "") -> list[str]:
         """Relative paths of all ``.md`` files that start with ``prefix``, sorted.
@@ -441,6 +456,53 @@ class Workspace:
             ) from exc
         fsync_directory(target.parent)
         logger.info("deleted %s in %s", relative, self.root)
+
+
+MAX_READ_BYTES = MAX_FILE_BYTES
+"""Most bytes one read returns: a whole file, or the lines of one ``get``."""
+_READ_IN_PARTS = (
+    "read it in parts with memory_get and a line range (from_line, lines); CLI: "
+    "`memdir get PATH --from N --lines M`; REST: GET /api/v1/files/PATH?from=N&lines=M"
+)
+
+
+def _read_lines(relative: str, path: Path, start: int, count: int | None) -> tuple[list[str], int]:
+    """Lines ``start``.. (``count`` of them, or to the end) of ``path``, and its line count.
+
+    Lines are split on '\\n' as everywhere in memdir; the chosen ones must be
+    UTF-8 and hold at most ``MAX_READ_BYTES`` together.
+    """
+    chosen: list[bytes] = []
+    size = total = 0
+    with path.open("rb") as handle:
+        for total, raw in enumerate(handle, start=1):
+            if total < start or (count is not None and total >= start + count):
+                continue
+            size += len(raw)
+            if size > MAX_READ_BYTES:
+                raise InvalidInputError(_too_much(relative, start, total, len(chosen), len(raw)))
+            chosen.append(raw.removesuffix(b"\n"))
+    try:
+        return [line.decode("utf-8") for line in chosen], total
+    except UnicodeDecodeError as exc:
+        raise InvalidInputError(
+            f"{relative!r} is not valid UTF-8 text ({exc.reason}); convert it to UTF-8 "
+            "before reading or editing it with memdir"
+        ) from exc
+
+
+def _too_much(relative: str, start: int, line: int, fitting: int, line_bytes: int) -> str:
+    if fitting == 0:
+        return (
+            f"line {line} of {relative!r} alone is {line_bytes:,} bytes, over the limit of "
+            f"{MAX_READ_BYTES:,} bytes for one read; memdir cannot return it (open the file "
+            "in an editor and split the line)"
+        )
+    return (
+        f"lines {start}-{line} of {relative!r} are over the limit of {MAX_READ_BYTES:,} "
+        f"bytes for one read; ask for at most {fitting} lines from line {start}, then go "
+        f"on from line {start + fitting} ({_READ_IN_PARTS})"
+    )
 
 
 def _preview(text: str, limit: int = 80) -> str:

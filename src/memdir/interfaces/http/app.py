@@ -23,7 +23,7 @@ from starlette.routing import Route
 
 from memdir import __version__
 from memdir.config import resolve_home
-from memdir.interfaces.http.auth import BearerAuth, BodyLimit, load_or_create_token
+from memdir.interfaces.http.auth import BearerAuth, BodyLimit, HostCheck, load_or_create_token
 from memdir.interfaces.http.browser import mount_browser
 from memdir.interfaces.http.mcp_endpoint import McpEndpoint
 from memdir.interfaces.http.memories import AgentMemories, MemoryOpener
@@ -116,6 +116,8 @@ def create_app(
     app.add_middleware(BodyLimit, max_bytes=max_body_bytes)
     app.add_middleware(BearerAuth, token=token or load_or_create_token(home_path))
     mount_browser(app)  # after the auth: the page at / and /static/ needs no token
+    if host in LOOPBACK_HOSTS:  # outermost: a rebound name gets nothing, not even the page
+        app.add_middleware(HostCheck, hosts=LOOPBACK_HOSTS)
     document_problems(app)
     return app
 

@@ -1,4 +1,4 @@
-"""Bearer-token auth and the request body limit, as plain ASGI middleware.
+"""Bearer-token auth, the Host check and the request body limit, as plain ASGI middleware.
 
 The token lives in ``$MEMDIR_HOME/api-token``: the first run creates it
 (``secrets.token_urlsafe``, mode 0600, written to a temp file and hard-linked into
@@ -170,3 +170,37 @@ class BodyLimit:
             "Content Too Large",
             f"the request body is larger than {self.max_bytes} bytes; send less",
         )
+
+
+class HostCheck:
+    """Refuses requests whose ``Host`` header is not one of ``hosts`` (any port): 421.
+
+    A server bound to loopback is reachable from a browser page through DNS
+    rebinding (a hostile name that resolves to 127.0.0.1); such a request
+    carries the hostile name in ``Host``. ``/mcp`` checks the same in the MCP SDK.
+    """
+
+    def __init__(self, app: ASGIApp, hosts: tuple[str, ...]) -> None:
+        self.app = app
+        self.hosts = frozenset(hosts)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or _host_name(scope) in self.hosts:
+            await self.app(scope, receive, send)
+            return
+        await send_problem(
+            send,
+            421,
+            "Misdirected Request",
+            "the Host header names another server; this memdir server answers only to "
+            f"{', '.join(sorted(self.hosts))} (it is bound to the loopback interface)",
+        )
+
+
+def _host_name(scope: Scope) -> str:
+    """The ``Host`` header without its port (``[::1]:8765`` -> ``::1``)."""
+    raw = next((v for k, v in scope.get("headers", []) if k == b"host"), b"")
+    host = raw.decode("latin-1").strip().lower()
+    if host.startswith("["):
+        return host[1 : host.find("]")] if "]" in host else host
+    return host.rsplit(":", 1)[0] if host.count(":") == 1 else host

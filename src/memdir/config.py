@@ -68,6 +68,7 @@ class IndexSettings(_Section):
     max_file_bytes: int = Field(5_000_000, ge=1024)
     watch_debounce_ms: int = Field(500, ge=0)
     extra_paths: list[str] = Field(default_factory=list)
+    refresh_seconds: float = Field(5.0, ge=0)
 
     _lists = field_validator("extra_paths", mode="before")(_string_list)
 

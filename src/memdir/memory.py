@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 import os
 import threading
+import time
 from collections.abc import Callable, Mapping
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import replace
@@ -24,7 +25,6 @@ from memdir.activity import RecentActivity, collect_activity
 from memdir.config import LoadedSettings, SearchSettings, Settings, load_settings
 from memdir.embeddings.base import Embedder
 from memdir.errors import (
-    IndexMismatchError,
     InvalidInputError,
     InvalidPathError,
     NextStep,
@@ -33,13 +33,17 @@ from memdir.errors import (
 )
 from memdir.facts import Fact, FactBook, RecalledFact, SaveOutcome, SqliteFactStore
 from memdir.facts.safety import reject_new_secrets, reject_secrets
+from memdir.home import IndexFiles, is_corruption, is_home
 from memdir.index import (
     ChunkingOptions,
     SourceFile,
     SyncOptions,
     SyncReport,
+    freshness_of,
+    index_pending,
     rebuild_index,
     sync_files,
+    sync_paths,
 )
 from memdir.progress import Progress
 from memdir.prompt import (
@@ -67,8 +71,10 @@ from memdir.workspace import (
     PromptFile,
     Workspace,
     discover_memory_files,
+    is_memory_path,
     sweep_stale_temp_files,
     validate_agent_id,
+    validate_relative_path,
 )
 from memdir.workspace.scoped import agent_of, cite_path, parse_scoped_path, scope_of
 
@@ -117,7 +123,9 @@ class Memory:
         self._facts: FactBook | None = None
         self._other_facts: dict[str, FactBook] = {}  # other workspaces' facts, for their sync
         self._mirror: WorkspaceMirror | None = None  # store.workspace_files = "postgres"
-        self._index_files: tuple[FileId, FileId] | None = None  # (db, -wal) as opened
+        self._index_files = IndexFiles(self.index_path)
+        self._refresh_store: IndexWriter | None = None  # indexes files written here, for search
+        self.freshness = freshness_of(self.home)  # shared by this process's Memory objects
         self._lock = threading.RLock()
 
     # -- opening and closing -------------------------------------------------------
@@ -164,32 +172,26 @@ class Memory:
             for book in self._other_facts.values():
                 book.close()
             self._other_facts.clear()
-            self._index_files = None
+            if self._refresh_store is not None:
+                self._refresh_store.close()
+                self._refresh_store = None
+            self._index_files.forget()
 
     def _follow_index_files(self) -> None:
-        """Reopen the index when its files were deleted or replaced under this process.
-
-        A long-running process (``memdir serve``) holds the SQLite files open; if
-        someone deletes ``memdir.db`` or its ``-wal`` (or another process rebuilds
-        the index), it would go on using the unlinked files while every other
-        process sees new ones. The files' identities are compared on every use
-        (two ``stat`` calls) and the connections reopened when they changed; a
-        missing index is then created and filled by the next sync.
-        """
-        if self.settings.store.backend != "sqlite" or (self._store is None and self._facts is None):
+        """Reopen the index when its files were deleted or replaced under this process
+        (``home.IndexFiles``); a missing database is created and filled by the next sync."""
+        if self.settings.store.backend != "sqlite":
             return
-        now = (_file_id(self.index_path), _file_id(Path(f"{self.index_path}-wal")))
-        seen = self._index_files
-        if seen is None or (seen[1] is None and seen[0] == now[0]):
-            self._index_files = now  # the WAL appears with the first read
+        if self._store is None and self._facts is None and self._refresh_store is None:
             return
-        if seen != now:
+        if self._index_files.replaced():
             log.warning(
                 "the index files under %s were deleted or replaced by another process; "
                 "reopening them", self.index_path.parent,
             )  # fmt: skip
+            missing = self._index_files.database_missing
             self._close_index()
-            if now[0] is None:  # the WAL and shared memory of the deleted file are stale
+            if missing:  # the WAL and shared memory of the deleted file are stale
                 SqliteStore.delete(self.index_path)
 
     def __enter__(self) -> Memory:
@@ -290,7 +292,7 @@ class Memory:
         """A write may create the home (its files create their folders); a read of a
         folder that is no memdir home is refused: it would create ``index/`` there and
         answer from nothing (a mistyped ``--home`` or ``MEMDIR_HOME``)."""
-        if write or self._files_mirror() is not None or _is_home(self.home):
+        if write or self._files_mirror() is not None or is_home(self.home):
             return
         raise NotFoundError(
             f"{str(self.home)!r} is not a memdir home (it has no workspace/ folder); create "
@@ -374,6 +376,7 @@ class Memory:
         """
         path = self._own(path)
         written = self.workspace.write_file(path, content, check=_no_new_secrets)
+        self._written(written)
         self.workspace.finish_ritual_if_done()
         return written
 
@@ -385,8 +388,16 @@ class Memory:
         count = self.workspace.edit_file(
             path, old_text, new_text, replace_all=replace_all, check=_no_new_secrets
         )
+        self._written(path)
         self.workspace.finish_ritual_if_done()
         return count
+
+    def _written(self, path: str) -> None:
+        """A file of this workspace changed: the next search indexes it first."""
+        relative = str(validate_relative_path(path))
+        if is_memory_path(relative, self.settings.index.extra_paths):
+            source = SourceFile(source_of(self.agent_id), relative, self.workspace.root / relative)
+            self.freshness.written(source)
 
     @mirrored(write=True)
     def append_daily(self, text: str, date: datetime | None = None) -> NoteLocation:
@@ -401,7 +412,9 @@ class Memory:
     @mirrored(write=True)
     def delete_file(self, path: str) -> None:
         """Delete a file of this workspace (never a global file read by fallback)."""
-        self.workspace.delete_file(self._own(path))
+        own = self._own(path)
+        self.workspace.delete_file(own)
+        self._written(own)
 
     # -- prompt --------------------------------------------------------------------
     def _prompt_inputs(
@@ -492,6 +505,7 @@ class Memory:
     def _sync_once(
         self, progress: ProgressCallback | None, all_agents: bool, optimize: bool
     ) -> SyncReport:
+        started = time.monotonic()
         files, sources = self._source_files(all_agents)
         report = sync_files(
             self.store, self.embedder, files, sources=sources,
@@ -501,7 +515,36 @@ class Memory:
         for source in sources:  # the other workspaces a search reads: their facts too
             if source != source_of(self.agent_id):
                 self._facts_of(source).sync()
+        self.freshness.synced(sources, started)
         return report
+
+    @mirrored(write=False)
+    def refresh(self, scope: Scope = "agent") -> SyncReport | None:
+        """Bring the index as far up to date as a search needs (``index/freshness.py``).
+
+        Files this process wrote through memdir are indexed (only they); a full
+        incremental sync runs when the last one of the searched workspaces began
+        more than ``index.refresh_seconds`` ago. A search under write load thus
+        never waits for a sync of other writers' work; ``sync()`` is the full one.
+        """
+        sources = self._sources(scope)
+        if self.freshness.stale(sources, self.settings.index.refresh_seconds):
+            return self.sync(optimize=False, all_agents=scope == "all")
+        index_pending(self.freshness, sources, self._index_written)
+        return None
+
+    def _index_written(self, files: list[SourceFile]) -> None:
+        """Index files written through this process, on a connection of their own: while
+        it waits for the database's write lock, searches go on reading."""
+        with self._lock:
+            self._follow_index_files()
+            if self._refresh_store is None:
+                shared = self.settings.store.backend != "sqlite"
+                tokenizer = self.settings.index.tokenizer
+                self._refresh_store = self.store if shared else self._open_store(tokenizer)
+            writer = self._refresh_store
+        options = self._sync_options()
+        self._recovering(lambda: sync_paths(writer, self.embedder, files, options=options))
 
     def _recovering(self, action: Callable[[], T]) -> T:
         """Run ``action``; if the index database turns out corrupt, rebuild it and retry once.
@@ -751,46 +794,6 @@ class Memory:
 def _no_new_secrets(relative: str, before: str, after: str) -> None:
     """Refuse a write or edit whose result holds a credential the file did not hold."""
     reject_new_secrets(before, after, f"the change to {relative!r}")
-
-
-def is_corruption(error: StoreError) -> bool:
-    """Whether ``error`` says the database file is damaged (not locked, not mismatched).
-
-    SQLite reports a damaged or foreign file as a plain ``DatabaseError`` ("file is
-    not a database", "database disk image is malformed"), and a WAL left by a
-    database deleted under a running process as "disk I/O error" (a full disk is
-    ``DiskFullError`` already); locks and busy timeouts never count.
-    """
-    if isinstance(error, IndexMismatchError):
-        return False
-    cause = error.__cause__
-    if cause is None:
-        return False
-    text = str(cause).lower()
-    if "locked" in text or "busy" in text:
-        return False
-    return type(cause).__name__ == "DatabaseError" or "disk i/o error" in text
-
-
-FileId = tuple[int, int] | None
-
-
-def _is_home(home: Path) -> bool:
-    """A memdir home holds a workspace (global or an agent's), a configuration or an index."""
-    return (
-        (home / "workspace").is_dir()
-        or (home / "agents").is_dir()
-        or (home / "memdir.toml").is_file()
-        or (home / "index" / "memdir.db").is_file()
-    )
-
-
-def _file_id(path: Path) -> FileId:
-    try:
-        stat = path.stat()
-    except FileNotFoundError:
-        return None
-    return (stat.st_dev, stat.st_ino)
 
 
 def _configured_calibration(cfg: SearchSettings) -> Calibration | None:

@@ -481,9 +481,7 @@ def _validation_message(name: str, exc: ValidationError) -> str:
 
 
 def _search(memory: Memory, args: MemorySearchArgs) -> ToolResult:
-    # incremental: picks up files written since the last call (no graph build mid-call);
-    # scope=all reads every agent's workspace, so every agent's new notes are synced first
-    memory.sync(optimize=False, all_agents=args.scope == "all")
+    memory.refresh(args.scope)  # files this process wrote; a full sync only when stale
     results = memory.search(
         args.query, max_results=args.max_results, min_score=args.min_score, scope=args.scope,
         include_history=args.include_history,

@@ -90,6 +90,7 @@ def test_index_files_deleted_under_a_running_server(tmp_path: Path, victim: str)
             assert rebuilt.returncode == 0, rebuilt.stderr
             saved = http.post("/api/v1/facts", json={"content": "The office is in Berlin"})
             assert saved.status_code == 201, saved.text
+            assert http.post("/api/v1/index/sync").is_success  # a daily-note append: not at once
             hits = http.get("/api/v1/search", params={"query": "office Berlin"}).json()["hits"]
             assert any("Berlin" in hit["text"] for hit in hits)
             recalled = _cli(server.home, "recall", "office")

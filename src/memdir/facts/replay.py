@@ -129,7 +129,8 @@ def _same_state(a: Fact, b: Fact) -> bool:
 def _read_changed(
     store: FactStore, files: Sequence[FileRef]
 ) -> tuple[list[tuple[FactStamp, list[FactEvent]]], list[str], int]:
-    """(stamp, events) of files whose stat changed, removed paths, count of new content."""
+    """(stamp, events) of files whose stat changed, removed paths, and how many of them
+    hold marker lines other than the recorded ones (an appended plain note changes none)."""
     known = store.file_stamps()
     changed: list[tuple[FactStamp, list[FactEvent]]] = []
     new_content = 0
@@ -144,9 +145,11 @@ def _read_changed(
             logger.warning("cannot read %s for facts: %s", relpath, exc)
             continue
         sha = hashlib.sha256(data).hexdigest()
-        new_content += old is None or old.sha256 != sha
         stamp = FactStamp(relpath, sha, stat.st_size, stat.st_mtime_ns)
-        changed.append((stamp, parse_fact_lines(relpath, data.decode("utf-8", errors="replace"))))
+        events = parse_fact_lines(relpath, data.decode("utf-8", errors="replace"))
+        if old is None or old.sha256 != sha:  # facts change only when the marker lines do
+            new_content += set(events) != set(store.all_events(relpath))
+        changed.append((stamp, events))
     present = {relpath for relpath, _ in files}
     recorded = set(known) | store.event_paths()  # saves record events before any stamp
     return changed, sorted(p for p in recorded if p not in present), new_content
@@ -210,17 +213,21 @@ def record_note_events(
     """After appending the lines of ``ours`` to ``note``: record them, their facts and the
     note's new stamp (inside a store transaction that covers the append).
 
-    The note is read back (stat first, so a later append makes the next sync
-    read it again) and its marker lines parsed. When they are exactly the
-    recorded ones plus ``ours``, ``upserts`` are written as they are; when
-    another writer added marker lines meanwhile (a file write or edit), the
-    facts are re-derived from every event instead.
+    The note is read back (stat first, so a later append makes the next sync read
+    it again). When the recorded stamp still describes its beginning, only the
+    appended tail is parsed; when the tail holds exactly ``ours``, ``upserts`` are
+    written as they are. Otherwise (another writer edited the note or added marker
+    lines meanwhile) its events are replaced and every fact re-derived.
     """
     relpath, path = note
     with path.open("rb") as handle:
         stat = os.fstat(handle.fileno())
         data = handle.read(stat.st_size)
     stamp = FactStamp(relpath, hashlib.sha256(data).hexdigest(), stat.st_size, stat.st_mtime_ns)
+    tail = _appended_events(store, relpath, data)
+    if tail is not None and set(tail) == set(ours):
+        store.apply(events=ours, upserts=upserts, vectors=vectors, stamps=[stamp])
+        return
     parsed = parse_fact_lines(relpath, data.decode("utf-8", errors="replace"))
     expected = {*store.all_events(relpath), *ours}
     store.replace_file_events([(stamp, parsed)], [])
@@ -231,6 +238,21 @@ def record_note_events(
     _apply_derived(store)
     if vectors:
         store.apply(vectors=vectors)
+
+
+def _appended_events(store: FactStore, relpath: str, data: bytes) -> list[FactEvent] | None:
+    """The events of what was appended to a note since its recorded stamp, or None when
+    the stamp no longer describes the note's beginning (then the whole note is parsed)."""
+    known = store.file_stamps().get(relpath)
+    if known is None or known.size > len(data):
+        return None
+    if known.size and data[known.size - 1 : known.size] != b"\n":
+        return None  # the old last line goes on in the tail: parse the whole note
+    if hashlib.sha256(data[: known.size]).hexdigest() != known.sha256:
+        return None
+    offset = data.count(b"\n", 0, known.size)
+    tail = parse_fact_lines(relpath, data[known.size :].decode("utf-8", errors="replace"))
+    return [replace(event, line=event.line + offset) for event in tail]
 
 
 def _backfill_vectors(

@@ -16,12 +16,14 @@ from memdir.index.chunking import (
     estimate_tokens,
     text_sha256,
 )
+from memdir.index.freshness import Freshness, freshness_of, index_pending
 from memdir.index.sync import (
     SourceFile,
     SyncOptions,
     SyncReport,
     rebuild_index,
     sync_files,
+    sync_paths,
 )
 from memdir.progress import Progress
 
@@ -30,6 +32,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ChunkingOptions",
+    "Freshness",
     "Progress",
     "SourceFile",
     "Span",
@@ -39,8 +42,11 @@ __all__ = [
     "chunk_markdown",
     "embedding_text",
     "estimate_tokens",
+    "freshness_of",
+    "index_pending",
     "rebuild_index",
     "sync_files",
+    "sync_paths",
     "text_sha256",
     "watch_paths",
 ]

@@ -300,6 +300,37 @@ def sync_files(
     return report
 
 
+def sync_paths(
+    store: IndexWriter,
+    embedder: Embedder | None,
+    files: Sequence[SourceFile],
+    *,
+    options: SyncOptions | None = None,
+) -> SyncReport:
+    """Bring just ``files`` up to date (a listed file that no longer exists leaves the index).
+
+    For the few files a process has just written: no walk of the workspace, no
+    look at the other files of their sources, no vector graph build.
+    """
+    started = time.perf_counter()
+    opts = options or SyncOptions()
+    report = SyncReport()
+    wanted = {(file.source, file.path) for file in files}
+    sources = sorted({source for source, _ in wanted})
+    if embedder is not None:
+        store.bind_identity(identity_of(embedder))
+    known = {key: stamp for key, stamp in store.file_stamps(sources).items() if key in wanted}
+    present = [file for file in files if file.abs_path.exists()]
+    candidates, seen, stale = _stat_files(present, known, report, None)
+    gone = {key: stamp for key, stamp in known.items() if key not in seen}
+    step = _Step(done=0, total=len(files), report=None)
+    stale += _sync_candidates(store, embedder, candidates, known, gone, opts, report, step)
+    store.delete_files([*gone, *stale])
+    report.deleted = len(gone)
+    report.seconds = time.perf_counter() - started
+    return report
+
+
 def _graph_progress(progress: Progress | None) -> Callable[[str], None] | None:
     """Long builds after the files (a vector graph) show as a stage without a count."""
     if progress is None:

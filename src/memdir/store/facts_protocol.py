@@ -87,6 +87,7 @@ class FactWrites(Protocol):
         upserts: Sequence[Fact] = (),
         deletes: Sequence[str] = (),
         vectors: VectorsById | None = None,
+        stamps: Sequence[FactStamp] = (),
     ) -> None: ...
 
     def record_access(self, ids: Sequence[str], when: datetime) -> None: ...

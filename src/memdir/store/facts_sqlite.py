@@ -261,15 +261,21 @@ class SqliteFactStore:
         upserts: Sequence[Fact] = (),
         deletes: Sequence[str] = (),
         vectors: dict[str, tuple[str, Vector]] | None = None,
+        stamps: Sequence[FactStamp] = (),
     ) -> None:
         """In one transaction: record events, upsert facts, delete facts, store vectors.
 
         Upserts keep a fact's access statistics; ``vectors`` maps fact id to
-        (sha256 of the embedded text, vector).
+        (sha256 of the embedded text, vector); ``stamps`` replace notes' stamps
+        (their events are the recorded ones plus ``events``).
         """
 
         def write(conn: sqlite3.Connection) -> None:
             self._insert_events(conn, events)
+            conn.executemany(
+                "INSERT OR REPLACE INTO fact_files VALUES (?, ?, ?, ?, ?)",
+                [(self.scope, s.path, s.sha256, s.size, s.mtime_ns) for s in stamps],
+            )
             conn.executemany(UPSERT_FACT, [fact_row(self.scope, fact) for fact in upserts])
             conn.executemany(
                 "DELETE FROM facts WHERE id = ? AND scope = ?", [(i, self.scope) for i in deletes]

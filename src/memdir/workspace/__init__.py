@@ -15,7 +15,12 @@ from memdir.workspace.atomic import (
 )
 from memdir.workspace.bootstrap import FALLBACK_FILES, PROMPT_FILES, BootstrapFile, Origin
 from memdir.workspace.daily import DAILY_NOTE_NAME, MEMORY_DIR, NoteLocation, daily_note_name
-from memdir.workspace.discovery import MemoryFile, discover_memory_files, list_markdown
+from memdir.workspace.discovery import (
+    MemoryFile,
+    discover_memory_files,
+    is_memory_path,
+    list_markdown,
+)
 from memdir.workspace.locking import lock_file
 from memdir.workspace.paths import (
     resolve_inside,
@@ -50,6 +55,7 @@ __all__ = [
     "daily_note_name",
     "discover_memory_files",
     "is_denied",
+    "is_memory_path",
     "list_markdown",
     "lock_file",
     "read_markdown",

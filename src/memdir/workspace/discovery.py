@@ -77,6 +77,21 @@ def list_markdown(root: Path, folder: str = "") -> list[MemoryFile]:
     return sorted(found, key=lambda item: item.relpath)
 
 
+def is_memory_path(relative: str, extra: Sequence[str] = ()) -> bool:
+    """Whether ``discover_memory_files(root, extra)`` would list this workspace-relative path."""
+    parts = relative.split("/")
+    if any(part.startswith(".") for part in parts) or not relative.endswith(MARKDOWN_SUFFIX):
+        return False
+    if relative in (MEMORY_FILE, LOWERCASE_MEMORY_FILE):
+        return True
+    if len(parts) > 1 and parts[0] in MEMORY_FOLDERS:
+        return True
+    return any(
+        relative == clean or relative.startswith(clean + "/")
+        for clean in (path.strip("/") for path in extra)
+    )
+
+
 def _top_file(base: Path, name: str) -> MemoryFile | None:
     top = base / name
     real_top = _inside(base.resolve(), top)

@@ -220,3 +220,40 @@ def _counting(progress: Progress, unit: str) -> Callable[[int, int], None]:
         progress(ProgressUpdate(unit, done, total, unit))
 
     return count
+
+
+@app.command("reliability")
+def reliability(
+    seconds: Annotated[
+        float, typer.Option(help="Seconds for each timed part (crash, fact races).", min=1)
+    ] = 20.0,
+    soak_seconds: Annotated[
+        float, typer.Option(help="Seconds of the mixed REST soak (0 skips it; 300 for figures).")
+    ] = 0.0,
+    notes: Annotated[
+        Path | None,
+        typer.Option(
+            help="A LoCoMo JSON file whose turns must raise no credential alarm "
+            "(e.g. ../shared/bench/locomo-dev.json)."
+        ),
+    ] = None,
+    workdir: Annotated[
+        Path | None, typer.Option(help="Where the throwaway homes go (default: a temp folder).")
+    ] = None,
+) -> None:
+    """Replay the red-team attack classes (crashes, fact races, cross-workspace ids,
+    credentials, full disk, optionally the REST soak) and print their counts as JSON.
+    Exits 1 when any count misses its target (0 wrong)."""
+    import tempfile
+
+    from memdir.bench.reliability import locomo_turns, run_reliability
+
+    extra = locomo_turns(notes) if notes is not None else []
+    with tempfile.TemporaryDirectory(prefix="memdir-reliability-") as temp:
+        result = run_reliability(
+            workdir or Path(temp), seconds=seconds, soak_seconds=soak_seconds,
+            extra_notes=extra, progress=_to_stderr,
+        )  # fmt: skip
+    typer.echo(json.dumps(result, indent=1, default=str))
+    if result["wrong"]:
+        raise typer.Exit(1)

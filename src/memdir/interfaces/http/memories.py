@@ -34,6 +34,10 @@ class AgentMemories:
                 self._open_memories[key] = memory
             return memory
 
+    def open_unshared(self, agent: str | None = None) -> Memory:
+        """A ``Memory`` of its own (own connections), not cached: the caller closes it."""
+        return self._open(agent or self.default_agent)
+
     def opened(self) -> list[Memory]:
         with self._lock:
             return list(self._open_memories.values())

@@ -67,15 +67,22 @@ def search_memory(
     max_results: Annotated[int, Query(ge=1, le=100)] = 6,
     min_score: Annotated[float | None, Query(ge=0.0, le=2.0)] = None,
     scope: Literal["agent", "global", "all"] = "agent",
-    sync: Annotated[bool, Query(description="Sync the index first (incremental).")] = True,
+    sync: Annotated[
+        bool,
+        Query(
+            description="Index first what this server wrote since (and everything when the "
+            "last full sync is older than index.refresh_seconds); POST /index/sync is the "
+            "full sync."
+        ),
+    ] = True,
     include_history: Annotated[
         bool,
         Query(description="Also lines of superseded or forgotten facts, last, with `retired`."),
     ] = False,
 ) -> dict[str, Any]:
     """Hybrid search; each hit carries its ``path:start-end`` citation and score breakdown."""
-    if sync:  # scope=all reads every agent's workspace: sync every agent's new notes first
-        memory.sync(optimize=False, all_agents=scope == "all")  # graphs: /index/sync
+    if sync:  # what this server wrote (every agent's with scope=all); see Memory.refresh
+        memory.refresh(scope)
     results = memory.search(
         query, max_results=max_results, min_score=min_score, scope=scope,
         include_history=include_history,

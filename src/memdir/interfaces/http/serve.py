@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import logging
 import os
+import threading
+import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Protocol
@@ -21,9 +23,13 @@ from memdir.index import Watcher
 from memdir.interfaces.http.app import create_app
 from memdir.interfaces.http.memories import AgentMemories, MemoryOpener
 from memdir.machine import limit_malloc_arenas
+from memdir.memory import Memory
 from memdir.workspace import Workspace
 
 log = logging.getLogger(__name__)
+
+REST_FACTOR = 3.0  # the watcher's sync rests this many times its own duration ...
+MAX_REST_SECONDS = 10.0  # ... but never longer than this
 
 
 class BackgroundService(Protocol):
@@ -38,25 +44,56 @@ ServiceFactory = Callable[[AgentMemories], BackgroundService | None]
 
 
 def watch_and_sync(debounce_ms: int = 500) -> ServiceFactory:
-    """A factory for the file watcher: on a change under the home, re-sync every agent."""
+    """A factory for the file watcher: on a change under the home, re-sync every agent.
+
+    The watcher syncs through a ``Memory`` of its own: its long index writes
+    (a large daily note takes a second) hold only its own connection, so the
+    searches of the request threads read on (SQLite WAL) instead of queueing
+    behind them.
+    """
 
     def build(memories: AgentMemories) -> BackgroundService:
-        home = memories.get(None).home
-        roots = [home / "workspace", home / "agents"]
+        indexer = memories.open_unshared(None)
+        roots = [indexer.home / "workspace", indexer.home / "agents"]
         for root in roots:
             root.mkdir(parents=True, exist_ok=True)
+        stopped = threading.Event()
 
         def on_change(changed: set[Path]) -> None:
+            started = time.monotonic()
             try:
-                report = memories.get(None).sync(all_agents=True)
+                report = indexer.sync(all_agents=True)
             except MemdirError as exc:  # keep watching; the next change retries
                 log.warning("re-sync after %d changed file(s) failed: %s", len(changed), exc)
                 return
             log.info("re-synced the index after %d changed file(s): %s", len(changed), report)
+            # Under a steady stream of writes, syncing again at once would keep a core
+            # busy; rest three times as long as the sync took (changes gather meanwhile).
+            stopped.wait(min(MAX_REST_SECONDS, REST_FACTOR * (time.monotonic() - started)))
 
-        return Watcher(roots, on_change, debounce_ms=debounce_ms)
+        watcher = Watcher(roots, on_change, debounce_ms=debounce_ms)
+        return _Indexer(watcher, indexer, stopped)
 
     return build
+
+
+class _Indexer:
+    """The watcher and the ``Memory`` it syncs through, stopped and closed together."""
+
+    def __init__(self, watcher: Watcher, memory: Memory, stopped: threading.Event) -> None:
+        self.watcher = watcher
+        self.memory = memory
+        self.stopped = stopped
+
+    def start(self) -> None:
+        self.watcher.start()
+        self.memory.freshness.watched(True)  # searches leave other writers' work to it
+
+    def stop(self) -> None:
+        self.memory.freshness.watched(False)
+        self.stopped.set()
+        self.watcher.stop()
+        self.memory.close()
 
 
 def serve(

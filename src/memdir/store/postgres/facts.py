@@ -257,12 +257,7 @@ class PostgresFactStore:
             with conn.cursor() as cur:
                 stamps = [(self.scope, s.path, s.sha256, s.size, s.mtime_ns) for s, _ in changed]
                 if stamps:
-                    cur.executemany(
-                        "INSERT INTO fact_files VALUES (%s, %s, %s, %s, %s) ON CONFLICT "
-                        "(scope, path) DO UPDATE SET sha256 = excluded.sha256, "
-                        "size = excluded.size, mtime_ns = excluded.mtime_ns",
-                        stamps,
-                    )
+                    cur.executemany(sql.UPSERT_STAMP, stamps)
             self._insert_events(conn, [e for _, events in changed for e in events])
 
         self._write(write)
@@ -291,16 +286,23 @@ class PostgresFactStore:
         upserts: Sequence[Fact] = (),
         deletes: Sequence[str] = (),
         vectors: dict[str, tuple[str, Vector]] | None = None,
+        stamps: Sequence[FactStamp] = (),
     ) -> None:
         """In one transaction: record events, upsert facts, delete facts, store vectors.
 
         Upserts keep a fact's access statistics; ``vectors`` maps fact id to
-        (sha256 of the embedded text, vector).
+        (sha256 of the embedded text, vector); ``stamps`` replace notes' stamps
+        (their events are the recorded ones plus ``events``).
         """
 
         def write(conn: Conn) -> None:
             self._insert_events(conn, events)
             with conn.cursor() as cur:
+                if stamps:
+                    cur.executemany(
+                        sql.UPSERT_STAMP,
+                        [(self.scope, s.path, s.sha256, s.size, s.mtime_ns) for s in stamps],
+                    )
                 if upserts:
                     cur.executemany(
                         sql.UPSERT_FACT, [sql.fact_values(self.scope, f) for f in upserts]

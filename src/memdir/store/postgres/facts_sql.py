@@ -90,6 +90,11 @@ UPSERT_EVENT = (
     "supersedes = excluded.supersedes, reason = excluded.reason"
 )
 
+UPSERT_STAMP = (
+    "INSERT INTO fact_files VALUES (%s, %s, %s, %s, %s) ON CONFLICT (scope, path) DO UPDATE "
+    "SET sha256 = excluded.sha256, size = excluded.size, mtime_ns = excluded.mtime_ns"
+)
+
 UPSERT_VECTOR = (
     "INSERT INTO fact_vectors (scope, id, text_sha256, embedding) "
     "SELECT scope, id, %s, %s FROM facts WHERE scope = %s AND id = %s "

@@ -53,10 +53,13 @@ class IndexFiles:
         """Whether the files differ from the ones first seen since ``forget()``."""
         now = (file_id(self.database), file_id(self.wal))
         seen = self._seen
-        if seen is None or (seen[1] is None and seen[0] == now[0]):
-            self._seen = now  # the WAL appears with the first read
+        if seen is None or seen == now:
+            self._seen = now
             return False
-        return seen != now
+        if all(old is None or old == new for old, new in zip(seen, now, strict=True)):
+            self._seen = now  # a file appeared (the WAL with the first read): nothing replaced
+            return False
+        return True
 
     @property
     def database_missing(self) -> bool:

@@ -32,6 +32,7 @@ from memdir.errors import (
     StoreError,
 )
 from memdir.facts import Fact, FactBook, RecalledFact, SaveOutcome, SqliteFactStore
+from memdir.facts.book import FACTS_DB
 from memdir.facts.safety import reject_new_secrets, reject_secrets
 from memdir.home import IndexFiles, is_corruption, is_home
 from memdir.index import (
@@ -123,7 +124,7 @@ class Memory:
         self._facts: FactBook | None = None
         self._other_facts: dict[str, FactBook] = {}  # other workspaces' facts, for their sync
         self._mirror: WorkspaceMirror | None = None  # store.workspace_files = "postgres"
-        self._index_files = IndexFiles(self.index_path)
+        self._index_files = (IndexFiles(self.index_path), IndexFiles(self.facts_path))
         self._refresh_store: IndexWriter | None = None  # indexes files written here, for search
         self.freshness = freshness_of(self.home)  # shared by this process's Memory objects
         self._lock = threading.RLock()
@@ -175,7 +176,8 @@ class Memory:
             if self._refresh_store is not None:
                 self._refresh_store.close()
                 self._refresh_store = None
-            self._index_files.forget()
+            for files in self._index_files:
+                files.forget()
 
     def _follow_index_files(self) -> None:
         """Reopen the index when its files were deleted or replaced under this process
@@ -184,15 +186,15 @@ class Memory:
             return
         if self._store is None and self._facts is None and self._refresh_store is None:
             return
-        if self._index_files.replaced():
+        if any([files.replaced() for files in self._index_files]):  # look at both
             log.warning(
                 "the index files under %s were deleted or replaced by another process; "
                 "reopening them", self.index_path.parent,
             )  # fmt: skip
-            missing = self._index_files.database_missing
+            missing = [files.database for files in self._index_files if files.database_missing]
             self._close_index()
-            if missing:  # the WAL and shared memory of the deleted file are stale
-                SqliteStore.delete(self.index_path)
+            for database in missing:  # the WAL and shared memory of a deleted file are stale
+                SqliteStore.delete(database)
 
     def __enter__(self) -> Memory:
         return self
@@ -208,6 +210,12 @@ class Memory:
     @property
     def index_path(self) -> Path:
         return self.home / "index" / "memdir.db"
+
+    @property
+    def facts_path(self) -> Path:
+        """The SQLite facts database: apart from the index, so a save never queues behind
+        the re-indexing of a large note, nor an index write behind saves."""
+        return self.home / FACTS_DB
 
     @property
     def store(self) -> IndexWriter:
@@ -239,6 +247,7 @@ class Memory:
             PostgresStore.delete(cfg.dsn, schema=cfg.schema_name)
         else:
             SqliteStore.delete(self.index_path)
+            SqliteStore.delete(self.facts_path)
 
     @property
     def facts(self) -> FactBook:
@@ -264,11 +273,14 @@ class Memory:
         if cfg.backend == "postgres" and cfg.dsn:
             store = PostgresFactStore.open(cfg.dsn, schema=cfg.schema_name, scope=scope)
         else:
-            self.index_path.parent.mkdir(parents=True, exist_ok=True)
-            store = SqliteFactStore.open(self.index_path, scope=scope)
+            self.facts_path.parent.mkdir(parents=True, exist_ok=True)
+            store = SqliteFactStore.open(self.facts_path, scope=scope)
         decide = composition.model_decider(self.chat_model)
         workspace = Workspace(self.home, agent_of(scope))
-        return FactBook(store, self.embedder, workspace, decide=decide)
+        book = FactBook(store, self.embedder, workspace, decide=decide)
+        if not store.file_stamps() and not store.event_paths():
+            book.sync()  # a new (or deleted) facts database: fill it from the notes
+        return book
 
     def _files_mirror(self) -> WorkspaceMirror | None:
         """The mirror of the files in PostgreSQL (``store.workspace_files``), or None."""

@@ -74,7 +74,7 @@ def _cli(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("victim", ["memdir.db", "memdir.db-wal"])
+@pytest.mark.parametrize("victim", ["memdir.db", "memdir.db-wal", "facts.db"])
 def test_index_files_deleted_under_a_running_server(tmp_path: Path, victim: str) -> None:
     server = start_server(tmp_path / "home")
     try:

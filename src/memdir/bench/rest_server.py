@@ -63,6 +63,7 @@ def start_rest_server(home: Path, *, watch: bool = False) -> RestServer:
                "--port", str(port), "--embedder", "hash"]  # fmt: skip
     if not watch:
         command.append("--no-watch")
+    home.parent.mkdir(parents=True, exist_ok=True)
     log = home.parent / f"server-{port}.log"
     env = {k: v for k, v in os.environ.items() if not k.startswith("MEMDIR_")}
     with log.open("wb") as out:

@@ -23,7 +23,8 @@ from memdir.store.facts_protocol import FactStore
 from memdir.store.facts_sqlite import SqliteFactStore
 from memdir.workspace import Workspace
 
-INDEX_DB = Path("index") / "memdir.db"
+FACTS_DB = Path("index") / "facts.db"
+"""Where a home keeps its SQLite facts (derived from the notes, like the index)."""
 
 
 class FactBook:
@@ -57,10 +58,10 @@ class FactBook:
         decide: DecideFn | None = None,
         clock: Clock | None = None,
     ) -> FactBook:
-        """Open the facts of ``home`` (``<home>/index/memdir.db``), global or one agent's."""
+        """Open the facts of ``home`` (``<home>/index/facts.db``), global or one agent's."""
         workspace = Workspace(Path(home), agent_id)
         scope = "global" if workspace.agent_id is None else f"agent:{workspace.agent_id}"
-        store = SqliteFactStore.open(Path(home) / INDEX_DB, scope=scope)
+        store = SqliteFactStore.open(Path(home) / FACTS_DB, scope=scope)
         return cls(store, embedder, workspace, decide, clock)
 
     def close(self) -> None:

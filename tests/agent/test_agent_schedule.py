@@ -192,6 +192,7 @@ def test_extraction_thresholds_come_from_the_settings(home: Path) -> None:
 
 def test_a_python_chat_agent_takes_its_policies_from_the_settings(home: Path) -> None:
     settings = {"curate": {"extract_min_messages": "2"}, "context": {"summary_max_tokens": "99"}}
+    (home / "workspace").mkdir(parents=True)  # an empty home
     with Memory.open(home, embedder=HashEmbedder(), chat_model=None, overrides=settings) as memory:
         agent = ChatAgent(memory, ScriptedChatModel(["Noted."]))
         assert agent.policy.summary_max_tokens == 99

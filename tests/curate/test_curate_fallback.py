@@ -139,6 +139,7 @@ def test_chat_turn_survives_a_side_model_that_is_down(
     """The flush, the fact decisions and the summary of a compaction all fall back."""
     side = OpenAIChatModel("test-model", base_url=closed_port_url(), max_retries=0)
     talker = ScriptedChatModel(lambda messages, tools, schema: Completion("ok " * 200))
+    (home / "workspace").mkdir(parents=True)  # an empty home
     with Memory.open(home, embedder=HashEmbedder(), chat_model=side) as memory:
         policy = ContextPolicy(max_input_tokens=2048, preserve_recent_messages=2)
         with ChatAgent(memory, talker, policy=policy) as agent:

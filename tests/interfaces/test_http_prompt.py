@@ -24,7 +24,9 @@ def api(home: Path) -> Iterator[TestClient]:
         home, agent, embedder=HashEmbedder(), overrides={"search": {"cross_agent": "true"}}
     )
     app = create_app(home, open_memory=opener, token=TOKEN)
-    with TestClient(app, headers={"Authorization": f"Bearer {TOKEN}"}) as client:
+    with TestClient(
+        app, base_url="http://127.0.0.1", headers={"Authorization": f"Bearer {TOKEN}"}
+    ) as client:
         yield client
 
 

@@ -274,7 +274,7 @@ def rebuild_facts(
     store: FactStore, embedder: Embedder | None, files: Sequence[FileRef]
 ) -> FactSyncReport:
     """Forget everything the store knows (usage statistics too) and replay ``files``."""
+    store.clear()  # apart: on PostgreSQL it locks the whole schema, a save the scope first
     with store.transaction():
-        store.clear()
         report = sync_notes_locked(store, files)
     return replace(report, embedded=_backfill_vectors(store, embedder))

@@ -133,6 +133,8 @@ def save_fact(
     explicit_category = None if category is None else check_category(category)
     explicit_importance = None if importance is None else check_importance(importance)
     vector = _embed_one(store, embedder, text)
+    if vector is not None and embedder is not None:
+        bind_embedder(store, embedder)  # before the transaction: binding locks the whole schema
     advance: tuple[list[str], FactDecision] | None = None
     if decide is not None:
         early = find_candidates(store, embedder, text, vector, clock())
@@ -173,8 +175,7 @@ def save_fact(
         )  # fmt: skip
         ended = None if target is None else replace(target, valid_to=now)
         vectors = {}
-        if vector is not None and embedder is not None:
-            bind_embedder(store, embedder)
+        if vector is not None:
             vectors[fact_id] = (text_sha(text), vector)
         upserts = [fact] if ended is None else [fact, ended]
         record_note_events(store, _note(workspace, location), [event], upserts, vectors)

@@ -27,6 +27,7 @@ from memdir.embeddings.base import Embedder
 from memdir.errors import (
     InvalidInputError,
     InvalidPathError,
+    MemdirError,
     NextStep,
     NotFoundError,
     StoreError,
@@ -405,11 +406,17 @@ class Memory:
         return count
 
     def _written(self, path: str) -> None:
-        """A file of this workspace changed: the next search indexes it first."""
+        """A file of this workspace changed: index it now, so searches find it without
+        waiting; if that fails (a locked or damaged index), the next search indexes it."""
         relative = str(validate_relative_path(path))
-        if is_memory_path(relative, self.settings.index.extra_paths):
-            source = SourceFile(source_of(self.agent_id), relative, self.workspace.root / relative)
-            self.freshness.written(source)
+        if not is_memory_path(relative, self.settings.index.extra_paths):
+            return
+        source = SourceFile(source_of(self.agent_id), relative, self.workspace.root / relative)
+        self.freshness.written(source)
+        try:
+            index_pending(self.freshness, [source.source], self._index_written)
+        except MemdirError as exc:  # the file is written; its indexing waits for a search
+            log.warning("could not index %s after writing it: %s", relative, exc)
 
     @mirrored(write=True)
     def append_daily(self, text: str, date: datetime | None = None) -> NoteLocation:
@@ -534,10 +541,11 @@ class Memory:
     def refresh(self, scope: Scope = "agent") -> SyncReport | None:
         """Bring the index as far up to date as a search needs (``index/freshness.py``).
 
-        Files this process wrote through memdir are indexed (only they); a full
-        incremental sync runs when the last one of the searched workspaces began
-        more than ``index.refresh_seconds`` ago. A search under write load thus
-        never waits for a sync of other writers' work; ``sync()`` is the full one.
+        Files this process wrote through memdir and could not index at once are
+        indexed (only they); a full incremental sync runs when the searched
+        workspaces were never synced here or, without a watcher, their last sync began
+        more than ``index.refresh_seconds`` ago. A search under write load thus never
+        waits for a sync of other writers' work; ``sync()`` is the full one.
         """
         sources = self._sources(scope)
         if self.freshness.stale(sources, self.settings.index.refresh_seconds):

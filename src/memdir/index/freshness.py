@@ -1,13 +1,13 @@
 """How fresh the index is for a search: what this process wrote, and when it last synced.
 
 The contract (docs/architecture.md, "Freshness"): a search sees at once every
-file this process wrote, edited or deleted through memdir (those files, and
-only those, are indexed before it runs); everything else (appended daily-note
-entries, other processes' writes, edits by hand) is seen once a full
-incremental sync has run: the watcher of ``memdir serve`` runs one after each
-burst of changes; a search runs one itself first when this process never synced
-the workspace, or (without a watcher) when the last is older than
-``index.refresh_seconds``.
+file this process wrote, edited or deleted through memdir (the write indexes its
+file before it returns; if that fails, the next search indexes it first);
+everything else (appended daily-note entries, other processes' writes, edits by
+hand) is seen once a full incremental sync has run: the watcher of ``memdir
+serve`` runs one after each burst of changes; a search runs one itself first when
+this process never synced the workspace, or (without a watcher) when the last is
+older than ``index.refresh_seconds``.
 
 One ``Freshness`` per home is shared by every ``Memory`` of the process (the
 REST server holds one per agent, and its watcher one of its own), so a write

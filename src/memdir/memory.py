@@ -127,6 +127,7 @@ class Memory:
         self._mirror: WorkspaceMirror | None = None  # store.workspace_files = "postgres"
         self._index_files = (IndexFiles(self.index_path), IndexFiles(self.facts_path))
         self._refresh_store: IndexWriter | None = None  # indexes files written here, for search
+        self._reader: SqliteFactStore | None = None  # facts a search reads, beside the saves
         self.freshness = freshness_of(self.home)  # shared by this process's Memory objects
         self._lock = threading.RLock()
 
@@ -177,6 +178,9 @@ class Memory:
             if self._refresh_store is not None:
                 self._refresh_store.close()
                 self._refresh_store = None
+            if self._reader is not None:
+                self._reader.close()
+                self._reader = None
             for files in self._index_files:
                 files.forget()
 
@@ -258,6 +262,18 @@ class Memory:
             if self._facts is None:
                 self._facts = self._open_facts(source_of(self.agent_id))
             return self._facts
+
+    def _facts_reader(self) -> FactStore:
+        """The facts a search reads (retired lines), on a SQLite connection of their own:
+        a save holds its store for its whole transaction, and a search must not wait for it
+        (WAL lets it read the last committed state meanwhile)."""
+        book = self.facts
+        if self.settings.store.backend != "sqlite":
+            return book.store
+        with self._lock:
+            if self._reader is None:
+                self._reader = SqliteFactStore.open(self.facts_path, scope=book.store.scope)
+            return self._reader
 
     def _facts_of(self, scope: str) -> FactBook:
         """The facts of another workspace this session reads (kept open until close)."""
@@ -677,7 +693,7 @@ class Memory:
         sources = self._sources(scope)
 
         def run() -> SearchResults:
-            retired = index_retired(self.facts.store.retired_lines(sources))
+            retired = index_retired(self._facts_reader().retired_lines(sources))
             return search(
                 self.store, self.embedder, query, sources=sources, options=options,
                 retired=retired,

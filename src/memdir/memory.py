@@ -607,7 +607,6 @@ class Memory:
         A database that cannot be opened (corrupt, truncated, not SQLite) is deleted
         and built anew; the Markdown files are the truth, so nothing is lost.
         """
-        self._require_home(write=False)
         try:
             return self._rebuild_once(progress, delete=False)
         except StoreError as exc:

@@ -106,7 +106,7 @@ def test_read_commands_never_create_a_home(tmp_path: Path) -> None:
     not_home.mkdir()
     (not_home / "hosts").write_text("127.0.0.1 localhost\n")
     for args in (["search", "x"], ["recall", "x"], ["get", "MEMORY.md"], ["index", "status"],
-                 ["prompt"], ["index", "rebuild"], ["files", "list"]):  # fmt: skip
+                 ["prompt"], ["files", "list"]):  # fmt: skip
         done = _cli(not_home, *args)
         assert done.returncode == 1, args
         assert "is not a memdir home" in done.stderr, (args, done.stderr)

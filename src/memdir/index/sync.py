@@ -324,7 +324,8 @@ def sync_paths(
     candidates, seen, stale = _stat_files(present, known, report, None)
     gone = {key: stamp for key, stamp in known.items() if key not in seen}
     step = _Step(done=0, total=len(files), report=None)
-    stale += _sync_candidates(store, embedder, candidates, known, gone, opts, report, step)
+    writer = _Writer(store, embedder, opts, report, None)
+    stale += _sync_candidates(store, writer, candidates, known, gone, opts, step)
     store.delete_files([*gone, *stale])
     report.deleted = len(gone)
     report.seconds = time.perf_counter() - started

@@ -188,12 +188,14 @@ class HostCheck:
         if scope["type"] != "http" or _host_name(scope) in self.hosts:
             await self.app(scope, receive, send)
             return
+        raw = next((v for k, v in scope.get("headers", []) if k == b"host"), b"")
         await send_problem(
             send,
             421,
             "Misdirected Request",
-            "the Host header names another server; this memdir server answers only to "
-            f"{', '.join(sorted(self.hosts))} (it is bound to the loopback interface)",
+            f"the Host header {raw.decode('latin-1')!r} is not one this server answers to "
+            "(DNS-rebinding protection); connect to 127.0.0.1, localhost or [::1] with the "
+            "server's port",
         )
 
 

@@ -56,7 +56,7 @@ from memdir.prompt import (
 )
 from memdir.search import SearchOptions, SearchResults, search
 from memdir.search.calibration import Calibration
-from memdir.search.lifecycle import index_retired
+from memdir.search.lifecycle import Retired, index_retired
 from memdir.store import SqliteStore
 from memdir.store.base import IndexStats
 from memdir.store.facts_protocol import FactStore
@@ -691,11 +691,14 @@ class Memory:
         )
         sources = self._sources(scope)
 
+        def retired_of(files: set[tuple[str, str]]) -> Retired:
+            paths = sorted({path for source, path in files if source in sources})
+            return index_retired(self._facts_reader().retired_lines(sources, paths))
+
         def run() -> SearchResults:
-            retired = index_retired(self._facts_reader().retired_lines(sources))
             return search(
                 self.store, self.embedder, query, sources=sources, options=options,
-                retired=retired,
+                retired_of=retired_of,
             )  # fmt: skip
 
         results = self._recovering(run)

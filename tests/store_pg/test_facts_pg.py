@@ -339,3 +339,6 @@ def test_retired_lines_name_superseded_and_forgotten_facts_of_each_scope(
     assert forgotten.reason == "moved to the CI runners"
     assert shared.store.retired_lines(["global"]) == [superseded]
     assert shared.store.retired_lines([]) == []
+    assert shared.store.retired_lines(["global"], [old.fact.source_path]) == [superseded]
+    assert shared.store.retired_lines(["global", "agent:coder"], ["memory/none.md"]) == []
+    assert shared.store.retired_lines(["global"], []) == []

@@ -38,7 +38,7 @@ from memdir.search.fusion import (
     normalise_cosine,
     scale_to_best,
 )
-from memdir.search.lifecycle import Retired, apply_lifecycle, current_only
+from memdir.search.lifecycle import Retired, RetiredOf, apply_lifecycle, current_only
 from memdir.search.mmr import select_diverse
 from memdir.search.neighbours import find_neighbours, neighbour_guesses
 from memdir.search.query import build_match_expression
@@ -71,14 +71,14 @@ def search(
     sources: Sequence[str],
     options: SearchOptions,
     now: datetime | None = None,
-    retired: Retired | None = None,
+    retired_of: RetiredOf | None = None,
 ) -> SearchResults:
     """Rank the memory of ``sources`` for ``query``; see the module docstring.
 
-    ``retired`` names the note lines that hold no current fact (``memdir.search.lifecycle``):
-    left out, or with ``options.include_history`` returned last and marked.
+    ``retired_of`` names, for the files a search reads, the note lines that hold no current
+    fact (``memdir.search.lifecycle``): left out, or with ``options.include_history``
+    returned last and marked.
     """
-    retired = retired or {}
     if not query.strip():
         raise InvalidInputError("search query is empty; pass the words to look for")
     text = query[:MAX_QUERY_CHARS]
@@ -115,9 +115,11 @@ def search(
     candidates = score_blocks(block_scores, chunk_scores, units, options.chunk_share, near)
     apply_attribution(text, candidates, options.attribution_demote)
     apply_recency(candidates, block_parts, options, now or datetime.now(UTC))
-    candidates = apply_lifecycle(candidates, retired, options.include_history)
-    if retired:  # what memory no longer holds true is no evidence that it knows
+    retired: Retired = {}
+    if retired_of is not None:  # what memory no longer holds true is no evidence it knows
         units.update(store.get_units({i.unit_id for i in first_vectors} - units.keys()))
+        retired = retired_of({(u.source, u.path) for u in units.values()})
+    candidates = apply_lifecycle(candidates, retired, options.include_history)
     evidence = measure_evidence(
         store, expression, current_only(block_words, units, retired),
         current_only(first_vectors, units, retired), vector is not None,

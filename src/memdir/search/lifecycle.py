@@ -13,7 +13,7 @@ and ranked after every current hit: an agent acts on what comes first.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from datetime import datetime
 
 from memdir.search.snippets import Candidate
@@ -22,6 +22,10 @@ from memdir.store.fact_records import RetiredLine
 
 Retired = Mapping[tuple[str, str], Mapping[int, RetiredLine]]
 """(source, path) -> line number -> why that line is retired."""
+
+RetiredOf = Callable[[set[tuple[str, str]]], Retired]
+"""The retired lines of the files (source, path) a search read: asked once per search,
+for its candidates' files only, so its cost does not grow with the whole memory."""
 
 
 def index_retired(lines: Iterable[RetiredLine]) -> dict[tuple[str, str], dict[int, RetiredLine]]:

@@ -67,7 +67,9 @@ class FactQueries(Protocol):
 
     def count_unembedded(self) -> int: ...
 
-    def retired_lines(self, scopes: Sequence[str]) -> list[RetiredLine]: ...
+    def retired_lines(
+        self, scopes: Sequence[str], paths: Sequence[str] | None = None
+    ) -> list[RetiredLine]: ...
 
 
 class FactWrites(Protocol):

@@ -303,17 +303,24 @@ class SqliteFactStore:
         sql = f"SELECT {FACT_COLUMNS} FROM facts f WHERE {where} ORDER BY f.recorded_us, f.id"
         return [fact_from_row(row) for row in self._read(lambda c: c.execute(sql, args).fetchall())]
 
-    def retired_lines(self, scopes: Sequence[str]) -> list[RetiredLine]:
-        """The note lines of ``scopes`` that hold no current fact (``RetiredLine``): one
-        query for a search over several workspaces, whatever this store's own scope."""
-        if not scopes:
+    def retired_lines(
+        self, scopes: Sequence[str], paths: Sequence[str] | None = None
+    ) -> list[RetiredLine]:
+        """The note lines of ``scopes`` (in ``paths`` when given) that hold no current fact
+        (``RetiredLine``): one query for a search over several workspaces, whatever this
+        store's own scope. With ``paths`` it reads only those files' events."""
+        if not scopes or (paths is not None and not paths):
             return []
+        where = f"e.scope IN ({_marks(len(scopes))})"
+        args: list[str] = list(scopes)
+        if paths is not None:
+            where += f" AND e.path IN ({_marks(len(paths))})"
+            args += paths
         sql = (
             f"SELECT {RETIRED_COLUMNS} FROM fact_events e LEFT JOIN facts f "
-            "ON f.id = e.fact_id AND f.scope = e.scope "
-            f"WHERE e.scope IN ({_marks(len(scopes))}) AND {RETIRED_WHERE}"
+            f"ON f.id = e.fact_id AND f.scope = e.scope WHERE {where} AND {RETIRED_WHERE}"
         )
-        rows = self._read(lambda c: c.execute(sql, list(scopes)).fetchall())
+        rows = self._read(lambda c: c.execute(sql, args).fetchall())
         return [retired_from_row(row) for row in rows]
 
     def vector_shas(self) -> dict[str, str]:

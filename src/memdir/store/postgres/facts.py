@@ -331,16 +331,22 @@ class PostgresFactStore:
         query = f"SELECT {sql.COLUMNS} FROM facts f WHERE {clause} ORDER BY f.recorded_us, f.id"
         return [sql.fact_from_row(r) for r in self._rows(query, args)]
 
-    def retired_lines(self, scopes: Sequence[str]) -> list[RetiredLine]:
-        """The note lines of ``scopes`` that hold no current fact (``RetiredLine``)."""
-        if not scopes:
+    def retired_lines(
+        self, scopes: Sequence[str], paths: Sequence[str] | None = None
+    ) -> list[RetiredLine]:
+        """The note lines of ``scopes`` (in ``paths`` when given) that hold no current fact
+        (``RetiredLine``)."""
+        if not scopes or (paths is not None and not paths):
             return []
+        where = "e.scope = ANY(%s)" + ("" if paths is None else " AND e.path = ANY(%s)")
+        args: tuple[list[str], ...] = (
+            (list(scopes),) if paths is None else (list(scopes), list(paths))
+        )
         query = (
             f"SELECT {RETIRED_COLUMNS} FROM fact_events e LEFT JOIN facts f "
-            "ON f.id = e.fact_id AND f.scope = e.scope "
-            f"WHERE e.scope = ANY(%s) AND {RETIRED_WHERE}"
+            f"ON f.id = e.fact_id AND f.scope = e.scope WHERE {where} AND {RETIRED_WHERE}"
         )
-        return [retired_from_row(r) for r in self._rows(query, (list(scopes),))]
+        return [retired_from_row(r) for r in self._rows(query, args)]
 
     def vector_shas(self) -> dict[str, str]:
         """Fact id -> sha256 of the text its stored vector was computed from."""

@@ -78,6 +78,7 @@ from memdir.workspace import (
     validate_agent_id,
     validate_relative_path,
 )
+from memdir.workspace.daily import repair_interrupted_appends
 from memdir.workspace.scoped import agent_of, cite_path, parse_scoped_path, scope_of
 
 if TYPE_CHECKING:  # curation, sessions and models load when used: a search never needs them
@@ -506,6 +507,8 @@ class Memory:
         if all_agents:
             roots.extend((source_of(a), Workspace(self.home, a).root) for a in self.agents())
         extra = composition.extra_index_paths(self.settings)
+        for _, root in roots:  # an append cut by a killed writer is cut off before it is read
+            repair_interrupted_appends(root)
         files = [
             SourceFile(source=src, path=rel, abs_path=path)
             for src, root in roots

@@ -29,6 +29,7 @@ from support_reliability import (
 from memdir.embeddings.base import HashEmbedder
 from memdir.memory import Memory
 from memdir.workspace import discover_memory_files
+from memdir.workspace.daily import repair_interrupted_appends
 
 pytestmark = pytest.mark.slow
 KILLS = 24
@@ -46,6 +47,8 @@ def crash(home: Path, mode: str, seed: int = 7) -> list[tuple[int, int]]:
 
 
 def today_note(home: Path) -> str:
+    """The note as memdir reads it: an append cut by a kill is cut off before any read."""
+    repair_interrupted_appends(home / "workspace")
     return (home / "workspace" / "memory" / f"{dt.date.today().isoformat()}.md").read_text(
         encoding="utf-8"
     )

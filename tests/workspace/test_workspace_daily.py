@@ -13,6 +13,7 @@ import pytest
 
 from memdir.errors import InvalidInputError
 from memdir.workspace import Workspace
+from memdir.workspace.daily import journal_of, repair_interrupted_appends
 
 DAY = dt.date(2025, 1, 31)
 NOTE = "memory/2025-01-31.md"
@@ -176,3 +177,51 @@ def test_processes_appending_at_once_lose_nothing(global_ws: Workspace, tmp_path
         results.extend((text, start, end) for text, start, end in json.loads(out))
     assert len(results) == workers * count
     _check_note(global_ws, results)
+
+
+def _torn(root: Path, day: dt.date) -> tuple[Path, int]:
+    """A note whose last append was cut by a kill: its journal and a partial entry."""
+    note = root / "memory" / f"{day.isoformat()}.md"
+    whole = note.read_bytes()
+    entry = b"\n- an entry that a killed writer never finished writing\n"
+    note.write_bytes(whole + entry[:20])
+    journal_of(note).write_text(f"{len(whole)} {len(whole) + len(entry)}", encoding="ascii")
+    return note, len(whole)
+
+
+def test_an_append_cut_by_a_kill_is_cut_off_by_the_next_append(global_ws: Workspace) -> None:
+    day = dt.date(2026, 11, 20)
+    global_ws.append_daily("first entry", date=day)
+    note, whole = _torn(global_ws.root, day)
+    where = global_ws.append_daily("second entry", date=day)
+    text = note.read_text(encoding="utf-8")
+    assert "never finished" not in text
+    assert "an entry that" not in text
+    assert text.endswith("first entry\n\nsecond entry\n")
+    assert text.splitlines()[where.start_line - 1] == "second entry"
+    assert not journal_of(note).exists()
+    assert note.stat().st_size > whole
+
+
+def test_a_sync_repairs_an_interrupted_append_and_keeps_a_finished_one(home: Path) -> None:
+    ws = Workspace(home)
+    day = dt.date(2026, 11, 21)
+    ws.append_daily("kept entry", date=day)
+    note, whole = _torn(ws.root, day)
+    assert repair_interrupted_appends(ws.root) == 1
+    assert note.stat().st_size == whole
+    assert not journal_of(note).exists()
+    # a writer killed after its write but before removing the journal: its entry stays
+    ws.append_daily("finished entry", date=day)
+    size = note.stat().st_size
+    journal_of(note).write_text(f"{whole} {size}", encoding="ascii")
+    repair_interrupted_appends(ws.root)
+    assert note.stat().st_size == size
+    assert "finished entry" in note.read_text(encoding="utf-8")
+    assert not journal_of(note).exists()
+    # a journal whose note is gone is only removed
+    journal_of(note).write_text("1 2", encoding="ascii")
+    note.unlink()
+    repair_interrupted_appends(ws.root)
+    assert not journal_of(note).exists()
+    assert not note.exists()

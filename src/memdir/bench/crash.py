@@ -23,6 +23,7 @@ from pathlib import Path
 
 from memdir.embeddings.base import HashEmbedder
 from memdir.memory import Memory
+from memdir.workspace.daily import repair_interrupted_appends
 
 PAYLOAD = "x" * 300  # long enough that a cut write would show
 _ENTRY = re.compile(r"^- crash (\d+)-(\d+) (x+) end$")
@@ -103,6 +104,7 @@ def _count(home: Path, logs: Path, writers: int, seconds: float, kills: int) -> 
         for line in path.read_text(encoding="utf-8").split("\n")[:-1]  # a cut last line
         if line.strip().isdigit()
     }
+    repair_interrupted_appends(home / "workspace")  # what any memdir process does first
     note = home / "workspace" / "memory" / f"{DAY.isoformat()}.md"
     seen: dict[tuple[int, int], int] = {}
     torn = 0

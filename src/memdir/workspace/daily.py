@@ -5,10 +5,20 @@ Each append takes an exclusive OS lock on the note, reads its current content
 fsyncs, all before releasing the lock. Threads and processes appending to the
 same note therefore never lose or interleave a line, and the line numbers each
 caller gets back are exact.
+
+A writer killed inside its ``write`` (SIGKILL, an OOM kill) can leave part of its
+entry: Linux checks for fatal signals between pages. So an append first records the
+note's size before and after it in a hidden journal beside the note
+(``.YYYY-MM-DD.md.append``) and removes it once the entry is whole on disk. The next
+memdir process that locks the note (an append, ``repair_interrupted_appends`` before a
+sync) finds a journal whose append never finished, cuts the note back to its size
+before, and removes the journal; a note already at its size after (the writer died
+after the write) keeps its entry.
 """
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import logging
 import os
@@ -91,6 +101,51 @@ def _append_bytes(path: Path, data: bytes, size_before: int) -> None:
         os.close(fd)
 
 
+JOURNAL_SUFFIX = ".append"
+
+
+def journal_of(path: Path) -> Path:
+    """The hidden journal of an append in progress to the note at ``path``."""
+    return path.with_name(f".{path.name}{JOURNAL_SUFFIX}")
+
+
+def _repair_torn_append(path: Path) -> None:
+    """Cut off what a writer killed mid-append left (the caller holds the note's lock)."""
+    journal = journal_of(path)
+    try:
+        before, after = (int(v) for v in journal.read_text(encoding="ascii").split())
+    except FileNotFoundError:
+        return
+    except (ValueError, OSError):  # a journal cut short: its append never started writing
+        before = after = -1
+    with contextlib.suppress(FileNotFoundError):
+        size = path.stat().st_size
+        if 0 <= before < size < after:
+            os.truncate(path, before)
+            logger.warning(
+                "cut %d bytes of an interrupted append off %s (its writer was killed)",
+                size - before, path,
+            )  # fmt: skip
+    journal.unlink(missing_ok=True)
+
+
+def repair_interrupted_appends(root: Path) -> int:
+    """Repair every daily note of ``root`` whose last append was interrupted; how many."""
+    repaired = 0
+    memory = root / MEMORY_DIR
+    if not memory.is_dir():
+        return 0
+    for journal in memory.rglob(f".*.md{JOURNAL_SUFFIX}"):
+        note = journal.with_name(journal.name[1 : -len(JOURNAL_SUFFIX)])
+        try:
+            with lock_file(note):
+                _repair_torn_append(note)
+        except FileNotFoundError:  # the note is gone: so is what the journal was about
+            journal.unlink(missing_ok=True)
+        repaired += 1
+    return repaired
+
+
 def _read_note(path: Path) -> bytes:
     """The note's bytes; a daily-note path that is not a regular file (a FIFO, a device)
     is refused instead of read, which would block forever."""
@@ -118,8 +173,15 @@ def append_daily(root: Path, text: str, date: dt.date | None = None) -> NoteLoca
     with disk_errors(path):
         path.parent.mkdir(parents=True, exist_ok=True)
         with lock_file(path, create=True):
+            _repair_torn_append(path)
             existing = _read_note(path)
             prefix = _separator(existing, day.isoformat())
             start_line = existing.count(b"\n") + prefix.count("\n") + 1
-            _append_bytes(path, (prefix + body).encode("utf-8"), len(existing))
+            data = (prefix + body).encode("utf-8")
+            journal = journal_of(path)
+            journal.write_text(f"{len(existing)} {len(existing) + len(data)}", encoding="ascii")
+            try:
+                _append_bytes(path, data, len(existing))
+            finally:  # whole, or cut back by _append_bytes: nothing left to repair
+                journal.unlink(missing_ok=True)
     return NoteLocation(relative, start_line, start_line + body.count("\n") - 1)

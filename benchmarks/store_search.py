@@ -1,16 +1,17 @@
-"""Benchmark: keyword and vector search over 100,000 units (sqlite-vec and numpy backends).
+"""Benchmark: keyword and vector search over 100,000 units of the SQLite store.
 
 Run: .venv/bin/python benchmarks/store_search.py [units] [dimensions] [real_texts] [--real-only]
 
-Part 1 (random vectors, both backends): build time and p50/p95 of each store query.
-Part 2 (realistic vectors, numpy backend): ``real_texts`` generated note-like texts
+Part 1 (random vectors): build time and p50/p95 of each store query.
+Part 2 (realistic vectors): ``real_texts`` generated note-like texts
 (default 3,000; 0 skips part 2) are embedded with the local MiniLM model; the rest
 of the ``units`` are mixtures of two real embeddings plus noise (embedding 100k
 texts on 2 cores takes about 25 minutes). Prints p50/p95 of ``vector_search``
 alone and of ``memdir.search.search`` including query embedding and of its one
-keyword pass (``keyword_search_kinds``, blocks and chunks), recall@10 and @40 of the
-quantized search against exact cosine, the mirror's memory and RSS, and whether the
-pruned keyword search equals ranking every matching row. ``--real-only`` skips part 1.
+keyword pass (``keyword_search``, blocks and chunks), recall@10 and @40 of the
+quantized search against exact cosine, and the vectors' memory and RSS (the keyword
+ranking is held to FTS5's own by tests/store/test_keyword_ranker.py).
+``--real-only`` skips part 1.
 """
 
 from __future__ import annotations
@@ -26,8 +27,8 @@ from pathlib import Path
 import numpy as np
 
 from memdir.embeddings import Embedder, create_embedder
-from memdir.search import SearchOptions, build_match_expression, search
-from memdir.store import EmbedderIdentity, FileStamp, FileWrite, SqliteStore, Unit
+from memdir.search import SearchOptions, keyword_query, search
+from memdir.store import EmbedderIdentity, FileStamp, FileWrite, KeywordQuery, SqliteStore, Unit
 
 WORDS = [f"w{n}" for n in range(5000)] + ["sqlite", "memory", "python", "deploy", "tea"]
 SOURCES = ("global", "agent:a")
@@ -102,30 +103,31 @@ def random_part(units: int, dims: int, tmp: Path) -> None:
     vectors = rng.standard_normal((units, dims)).astype(np.float32)
     vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
     query = rng.standard_normal(dims).astype(np.float32)
-    for backend in ("sqlite-vec", "numpy"):
-        with SqliteStore.open(tmp / f"{backend}.db", vector_backend=backend) as store:
-            started = time.perf_counter()
-            build(store, EmbedderIdentity("bench", "random", dims), texts, vectors, kinds)
-            seconds = time.perf_counter() - started
-            print(f"[{backend}] built {units} units x {dims} dims in {seconds:.1f} s")
-            started = time.perf_counter()
-            store.vector_search(query, list(SOURCES), "block", 20)
-            print(
-                f"[{backend}] first vector search (loads the mirror): "
-                f"{(time.perf_counter() - started) * 1000:.0f} ms"
-            )
-            report_queries(store, query, backend)
+    with SqliteStore.open(tmp / "random.db") as store:
+        started = time.perf_counter()
+        build(store, EmbedderIdentity("bench", "random", dims), texts, vectors, kinds)
+        seconds = time.perf_counter() - started
+        print(f"[random] built {units} units x {dims} dims in {seconds:.1f} s")
+        started = time.perf_counter()
+        store.vector_search(query, list(SOURCES), "block", 20)
+        print(
+            "[random] first vector search (loads the vectors): "
+            f"{(time.perf_counter() - started) * 1000:.0f} ms"
+        )
+        report_queries(store, query, "random")
 
 
 def report_queries(store: SqliteStore, query: np.ndarray, backend: str) -> None:
     both = list(SOURCES)
     for label, fn in {
-        "keyword rare term (block)": lambda: store.keyword_search('"w17"', both, "block", 20),
-        "keyword common term (block)": lambda: store.keyword_search(
-            '"sqlite" OR "memory"', both, "block", 20
+        "keyword rare term (block)": lambda: store.keyword_search(
+            KeywordQuery(("w17",)), both, ("block",), 20
         ),
-        "keyword two terms AND (chunk)": lambda: store.keyword_search(
-            '"w17" "w42"', ["global"], "chunk", 20
+        "keyword common terms (block)": lambda: store.keyword_search(
+            KeywordQuery(("sqlite", "memory")), both, ("block",), 20
+        ),
+        "keyword two terms (chunk)": lambda: store.keyword_search(
+            KeywordQuery(("w17", "w42")), ["global"], ("chunk",), 20
         ),
         "vector k=20 blocks, 2 sources": lambda: store.vector_search(query, both, "block", 20),
         "vector k=20 chunks, 1 source": lambda: store.vector_search(query, ["global"], "chunk", 20),
@@ -187,12 +189,12 @@ def realistic_part(units: int, real: int, tmp: Path) -> None:
         f"{len(texts)} note texts + random-word texts": diverse,
     }
     for number, (label, unit_texts) in enumerate(variants.items()):
-        with SqliteStore.open(tmp / f"real{number}.db", vector_backend="numpy") as store:
+        with SqliteStore.open(tmp / f"real{number}.db") as store:
             build(store, identity, unit_texts, vectors, kinds)
             started = time.perf_counter()
             store.vector_search(qvecs[0], list(SOURCES), "block", 40)
             load_ms = (time.perf_counter() - started) * 1000
-            print(f"[real] {label}: first vector search (loads the mirror) {load_ms:.0f} ms")
+            print(f"[real] {label}: first vector search (loads the vectors) {load_ms:.0f} ms")
             if number == 0:
                 report_vectors(store, vectors, kinds, qvecs)
             report_search(store, embedder, queries, label)
@@ -220,8 +222,8 @@ def report_vectors(
         f"[real] vector_search alone (blocks, 1 of 2 sources, k=40): p50 {p50:.2f} ms, "
         f"p95 {p95:.2f} ms" + _cpu_note()
     )
-    mirror = int(store.stats().extra["vector_memory_bytes"])  # type: ignore[call-overload]
-    print(f"[real] mirror memory {mirror / 2**20:.0f} MiB; peak RSS so far {_rss_mb():.0f} MiB")
+    held = int(store.stats().extra["vector_memory_bytes"])  # type: ignore[call-overload]
+    print(f"[real] vectors in memory {held / 2**20:.0f} MiB; peak RSS so far {_rss_mb():.0f} MiB")
 
 
 def report_search(store: SqliteStore, embedder: Embedder, queries: list[str], label: str) -> None:
@@ -232,55 +234,16 @@ def report_search(store: SqliteStore, embedder: Embedder, queries: list[str], la
             store, embedder, queries[n % len(queries)], sources=both, options=options
         ),
         "of which query embedding": lambda n: embedder.embed_query(queries[n % len(queries)]),
-        "of which keyword_search_kinds (blocks + chunks, one pass)": lambda n: (
-            store.keyword_search_kinds(
-                build_match_expression(queries[n % len(queries)], options.max_terms) or '""',
-                both,
-                ("block", "chunk"),
-                options.candidates,
-            )
+        "of which keyword_search (blocks + chunks, one pass)": lambda n: store.keyword_search(
+            keyword_query(queries[n % len(queries)], options.max_terms),
+            both,
+            ("block", "chunk"),
+            options.candidates,
         ),
     }
     for name, fn in timings.items():
         p50, p95 = _percentiles(fn, 2 * len(queries))
         print(f"[real] {label}: {name}: p50 {p50:.1f} ms, p95 {p95:.1f} ms" + _cpu_note())
-    report_keyword_exactness(store, queries, options.max_terms, options.candidates, label)
-
-
-def _exact_keyword(
-    store: SqliteStore, expression: str, kind: str, limit: int
-) -> list[tuple[int, float]]:
-    """The unpruned ranking: bm25() of every matching row, ties by id (what the store returns)."""
-    sql = (
-        "SELECT u.id, -bm25(units_fts) FROM units_fts JOIN units u ON u.id = units_fts.rowid "
-        "WHERE units_fts MATCH ? AND u.kind = ? AND u.source IN (?, ?) "
-        "ORDER BY bm25(units_fts), u.id LIMIT ?"
-    )
-    conn = store._conn().conn  # benchmark only: the unpruned query for comparison
-    return conn.execute(sql, (expression, kind, *SOURCES, limit)).fetchall()
-
-
-def report_keyword_exactness(
-    store: SqliteStore, queries: list[str], max_terms: int, limit: int, label: str
-) -> None:
-    """keyword_search_kinds (pruned) against the unpruned query: time, equal ids and scores."""
-    exact_ms, equal_ids, equal_scores = [], [], []
-    for query in queries:
-        expression = build_match_expression(query, max_terms) or '""'
-        found = store.keyword_search_kinds(expression, list(SOURCES), ("block", "chunk"), limit)
-        for kind, got in found.items():
-            started = time.thread_time()
-            want = _exact_keyword(store, expression, kind, limit)
-            exact_ms.append((time.thread_time() - started) * 1000)
-            equal_ids.append([h.unit_id for h in got] == [uid for uid, _ in want])
-            scores = [round(h.score, 6) for h in got]
-            equal_scores.append(scores == [round(max(0.0, s), 6) for _, s in want])
-    print(
-        f"[real] {label}: unpruned keyword query (one kind) CPU p50 "
-        f"{np.percentile(exact_ms, 50):.1f} ms, p95 {np.percentile(exact_ms, 95):.1f} ms; "
-        f"pruned one-pass search: identical id lists {np.mean(equal_ids):.3f}, "
-        f"identical score lists {np.mean(equal_scores):.3f}"
-    )
 
 
 def report_recall(

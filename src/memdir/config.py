@@ -163,10 +163,8 @@ class StoreSettings(_Section):
     dsn: str | None = None
     schema_name: str = Field("memdir", pattern=r"^[a-z_][a-z0-9_]{0,62}$")
     vector_index: Literal["exact", "hnsw"] = "exact"
-    keyword_ranking: Literal["memory", "fts5"] = "memory"
     vector_graph_min_rows: int = Field(200_000, ge=0)
     pool_size: int = Field(1, ge=1, le=64)
-    workspace_files: Literal["local", "postgres"] = "local"
     files_schema: str | None = Field(None, pattern=r"^[a-z_][a-z0-9_]{0,62}$")
 
     @property
@@ -174,14 +172,25 @@ class StoreSettings(_Section):
         """The files table's schema: ``files_schema``, else ``<schema_name>_files``."""
         return self.files_schema or f"{self.schema_name}_files"
 
+    @model_validator(mode="before")
+    @classmethod
+    def _refuse_removed(cls, data: object) -> object:
+        """Settings of earlier versions that no longer exist, each with what to do instead."""
+        removed = {
+            "keyword_ranking": "keyword search always ranks in memory now (FTS5's ranking "
+            "gave the same lists); delete store.keyword_ranking",
+            "workspace_files": "the workspace files live in the home only; for several "
+            "servers, share the home on one volume with store.backend = 'postgres' "
+            "(docs/postgres.md, 'Several servers'), bring files kept in PostgreSQL back with "
+            "`memdir export`, and delete store.workspace_files",
+        }
+        for key, advice in removed.items():
+            if isinstance(data, dict) and key in data:
+                raise ValueError(f"store.{key} was removed: {advice}")
+        return data
+
     @model_validator(mode="after")
-    def _check_workspace_files(self) -> StoreSettings:
-        if self.workspace_files == "postgres" and (self.backend != "postgres" or not self.dsn):
-            raise ValueError(
-                "workspace_files = 'postgres' serves the workspace from PostgreSQL and needs "
-                "store.backend = 'postgres' and store.dsn (MEMDIR_STORE__BACKEND, "
-                "MEMDIR_STORE__DSN); set both, or set store.workspace_files = 'local'"
-            )
+    def _check_files_schema(self) -> StoreSettings:
         if self.files_schema_name == self.schema_name:
             raise ValueError(
                 f"store.files_schema {self.files_schema!r} is the index schema, which `memdir "

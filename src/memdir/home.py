@@ -66,6 +66,13 @@ class IndexFiles:
         return file_id(self.database) is None
 
 
+def delete_leftovers(database: Path) -> None:
+    """Remove what a deleted SQLite database left beside it (its WAL, shared memory and
+    journal), which would otherwise be taken for the state of a new file of that name."""
+    for suffix in ("-wal", "-shm", "-journal"):
+        Path(f"{database}{suffix}").unlink(missing_ok=True)
+
+
 def is_corruption(error: StoreError) -> bool:
     """Whether ``error`` says the database file is damaged (not locked, not mismatched).
 

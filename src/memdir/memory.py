@@ -13,7 +13,6 @@ import os
 import threading
 import time
 from collections.abc import Callable, Mapping
-from contextlib import AbstractContextManager, nullcontext
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -32,10 +31,10 @@ from memdir.errors import (
     NotFoundError,
     StoreError,
 )
-from memdir.facts import Fact, FactBook, RecalledFact, SaveOutcome, SqliteFactStore
+from memdir.facts import Fact, FactBook, RecalledFact, SaveOutcome
 from memdir.facts.book import FACTS_DB
 from memdir.facts.safety import reject_new_secrets, reject_secrets
-from memdir.home import IndexFiles, is_corruption, is_home
+from memdir.home import IndexFiles, delete_leftovers, is_corruption, is_home
 from memdir.index import (
     ChunkingOptions,
     SourceFile,
@@ -57,14 +56,8 @@ from memdir.prompt import (
 from memdir.search import SearchOptions, SearchResults, search
 from memdir.search.calibration import Calibration
 from memdir.search.lifecycle import Retired, index_retired
-from memdir.store import SqliteStore
-from memdir.store.base import IndexStats
-from memdir.store.facts_protocol import FactStore
-from memdir.store.postgres import PostgresStore, open_store
-from memdir.store.postgres import StoreSettings as StoreOptions
-from memdir.store.postgres.facts import PostgresFactStore
-from memdir.store.postgres.mirror import WorkspaceMirror, mirrored
-from memdir.store.writer import IndexWriter
+from memdir.store import FactStore, IndexStats, IndexWriter
+from memdir.store.open import StoreOptions, open_backend
 from memdir.tools import TOOLS
 from memdir.workspace import (
     FileInfo,
@@ -125,10 +118,17 @@ class Memory:
         self._store: IndexWriter | None = None
         self._facts: FactBook | None = None
         self._other_facts: dict[str, FactBook] = {}  # other workspaces' facts, for their sync
-        self._mirror: WorkspaceMirror | None = None  # store.workspace_files = "postgres"
-        self._index_files = (IndexFiles(self.index_path), IndexFiles(self.facts_path))
+        cfg = self.settings.store
+        self._backend = open_backend(
+            StoreOptions(
+                backend=cfg.backend, index_dir=self.index_path.parent, dsn=cfg.dsn,
+                schema=cfg.schema_name, vector_index=cfg.vector_index, pool_size=cfg.pool_size,
+                graph_min_rows=cfg.vector_graph_min_rows,
+            )
+        )  # fmt: skip
+        self._index_files = tuple(IndexFiles(path) for path in self._backend.database_files)
         self._refresh_store: IndexWriter | None = None  # indexes files written here, for search
-        self._reader: SqliteFactStore | None = None  # facts a search reads, beside the saves
+        self._reader: FactStore | None = None  # facts a search reads, beside the saves
         self.freshness = freshness_of(self.home)  # shared by this process's Memory objects
         self._lock = threading.RLock()
 
@@ -159,11 +159,7 @@ class Memory:
         return cls(loaded, agent_id, embedder, chat_model)
 
     def close(self) -> None:
-        with self._lock:
-            self._close_index()
-            if self._mirror is not None:
-                self._mirror.close()
-                self._mirror = None
+        self._close_index()
 
     def _close_index(self) -> None:
         with self._lock:
@@ -177,7 +173,7 @@ class Memory:
                 book.close()
             self._other_facts.clear()
             if self._refresh_store is not None:
-                self._refresh_store.close()
+                self._refresh_store.close()  # (closing a store twice is harmless)
                 self._refresh_store = None
             if self._reader is not None:
                 self._reader.close()
@@ -188,8 +184,6 @@ class Memory:
     def _follow_index_files(self) -> None:
         """Reopen the index when its files were deleted or replaced under this process
         (``home.IndexFiles``); a missing database is created and filled by the next sync."""
-        if self.settings.store.backend != "sqlite":
-            return
         if self._store is None and self._facts is None and self._refresh_store is None:
             return
         if any([files.replaced() for files in self._index_files]):  # look at both
@@ -200,7 +194,7 @@ class Memory:
             missing = [files.database for files in self._index_files if files.database_missing]
             self._close_index()
             for database in missing:  # the WAL and shared memory of a deleted file are stale
-                SqliteStore.delete(database)
+                delete_leftovers(database)
 
     def __enter__(self) -> Memory:
         return self
@@ -229,31 +223,8 @@ class Memory:
         with self._lock:
             self._follow_index_files()
             if self._store is None:
-                self._store = self._open_store(self.settings.index.tokenizer)
+                self._store = self._backend.open_index(self.settings.index.tokenizer)
             return self._store
-
-    def _open_store(self, tokenizer: str | None) -> IndexWriter:
-        cfg = self.settings.store
-        if cfg.backend == "sqlite":
-            self.index_path.parent.mkdir(parents=True, exist_ok=True)
-        options = StoreOptions(
-            schema=cfg.schema_name,
-            vector_index=cfg.vector_index,
-            pool_size=cfg.pool_size,
-            keyword_ranking=cfg.keyword_ranking,
-            graph_min_rows=cfg.vector_graph_min_rows,
-        )
-        return open_store(
-            cfg.backend, path=self.index_path, dsn=cfg.dsn, tokenizer=tokenizer, settings=options
-        )
-
-    def _delete_store(self) -> None:
-        cfg = self.settings.store
-        if cfg.backend == "postgres" and cfg.dsn:
-            PostgresStore.delete(cfg.dsn, schema=cfg.schema_name)
-        else:
-            SqliteStore.delete(self.index_path)
-            SqliteStore.delete(self.facts_path)
 
     @property
     def facts(self) -> FactBook:
@@ -269,11 +240,9 @@ class Memory:
         a save holds its store for its whole transaction, and a search must not wait for it
         (WAL lets it read the last committed state meanwhile)."""
         book = self.facts
-        if self.settings.store.backend != "sqlite":
-            return book.store
         with self._lock:
             if self._reader is None:
-                self._reader = SqliteFactStore.open(self.facts_path, scope=book.store.scope)
+                self._reader = self._backend.facts_beside(book.store)
             return self._reader
 
     def _facts_of(self, scope: str) -> FactBook:
@@ -286,13 +255,7 @@ class Memory:
 
     def _open_facts(self, scope: str) -> FactBook:
         """A ``FactBook`` over the facts of one workspace (the caller closes it)."""
-        cfg = self.settings.store
-        store: FactStore
-        if cfg.backend == "postgres" and cfg.dsn:
-            store = PostgresFactStore.open(cfg.dsn, schema=cfg.schema_name, scope=scope)
-        else:
-            self.facts_path.parent.mkdir(parents=True, exist_ok=True)
-            store = SqliteFactStore.open(self.facts_path, scope=scope)
+        store = self._backend.open_facts(scope)
         decide = composition.model_decider(self.chat_model)
         workspace = Workspace(self.home, agent_of(scope))
         book = FactBook(store, self.embedder, workspace, decide=decide)
@@ -300,29 +263,11 @@ class Memory:
             book.sync()  # a new (or deleted) facts database: fill it from the notes
         return book
 
-    def _files_mirror(self) -> WorkspaceMirror | None:
-        """The mirror of the files in PostgreSQL (``store.workspace_files``), or None."""
-        cfg = self.settings.store
-        if cfg.workspace_files != "postgres" or not cfg.dsn:
-            return None
-        with self._lock:
-            if self._mirror is None:
-                self._mirror = WorkspaceMirror.open(cfg.dsn, cfg.files_schema_name, self.home)
-            return self._mirror
-
-    def _hold_files(self, write: bool) -> AbstractContextManager[object]:
-        """Reads pull this workspace from PostgreSQL; writes lock it, pull, run and push."""
-        mirror = self._files_mirror()
-        if mirror is None:
-            self._require_home(write)
-            return nullcontext()
-        return mirror.hold(source_of(self.agent_id), write, pull=self._sources("agent"))
-
-    def _require_home(self, write: bool) -> None:
+    def _require_home(self, write: bool = False) -> None:
         """A write may create the home (its files create their folders); a read of a
         folder that is no memdir home is refused: it would create ``index/`` there and
         answer from nothing (a mistyped ``--home`` or ``MEMDIR_HOME``)."""
-        if write or self._files_mirror() is not None or is_home(self.home):
+        if write or is_home(self.home):
             return
         raise NotFoundError(
             f"{str(self.home)!r} is not a memdir home (it has no workspace/ folder); create "
@@ -330,7 +275,6 @@ class Memory:
         )
 
     # -- workspace -----------------------------------------------------------------
-    @mirrored(write=True)
     def init(self, name: str | None = None, description: str | None = None) -> list[str]:
         """Seed the workspace (only missing files); returns the paths created."""
         return self.workspace.seed(name=name, description=description or "")
@@ -373,32 +317,31 @@ class Memory:
             )
         return scoped.path
 
-    @mirrored(write=False)
     def get(self, path: str, from_line: int | None = None, lines: int | None = None) -> FileSlice:
         """A range of a file; ``.text`` carries line numbers (``memory_get``). ``path`` may
         be a citation's path (``global:...``, ``agent:<id>:...``; see :meth:`_locate`)."""
+        self._require_home()
         workspace, relative = self._locate(path)
         part = workspace.get(relative, from_line=from_line, lines=lines)
         return replace(part, path=self._cited(workspace, part.path))
 
-    @mirrored(write=False)
     def list_files(self, prefix: str = "") -> list[str]:
+        self._require_home()
         return self.workspace.list_files(prefix)
 
-    @mirrored(write=False)
     def file_info(self, path: str) -> FileInfo:
         """Size in bytes and last change (UTC) of a file as ``read_file`` finds it."""
+        self._require_home()
         workspace, relative = self._locate(path)
         info = workspace.file_info(relative)
         return replace(info, path=self._cited(workspace, info.path))
 
-    @mirrored(write=False)
     def read_file(self, path: str) -> str:
         """A whole file; ``path`` as for :meth:`get`."""
+        self._require_home()
         workspace, relative = self._locate(path)
         return workspace.read_file(relative)
 
-    @mirrored(write=True)
     def write_file(self, path: str, content: str) -> str:
         """Create or replace a file atomically; content that adds a credential is refused.
 
@@ -410,7 +353,6 @@ class Memory:
         self.workspace.finish_ritual_if_done()
         return written
 
-    @mirrored(write=True)
     def edit_file(self, path: str, old_text: str, new_text: str, replace_all: bool = False) -> int:
         """Exact find-and-replace; an edit whose result holds a new credential is refused
         (even when the credential is assembled from the old text and the new)."""
@@ -435,7 +377,6 @@ class Memory:
         except MemdirError as exc:  # the file is written; its indexing waits for a search
             log.warning("could not index %s after writing it: %s", relative, exc)
 
-    @mirrored(write=True)
     def append_daily(self, text: str, date: datetime | None = None) -> NoteLocation:
         """Append to today's (or ``date``'s) daily note under a lock; returns where it landed.
 
@@ -445,7 +386,6 @@ class Memory:
             reject_secrets(text, "the note")
         return self.workspace.append_daily(text, date=date.date() if date else None)
 
-    @mirrored(write=True)
     def delete_file(self, path: str) -> None:
         """Delete a file of this workspace (never a global file read by fallback)."""
         own = self._own(path)
@@ -460,7 +400,6 @@ class Memory:
         facts = self._recovering(lambda: prompt_assembly.fact_lines(self))
         return prompt_assembly.assemble_prompt_inputs(self, now, session_kind, TOOL_NAMES, facts)
 
-    @mirrored(write=False)
     def system_prompt(self, now: datetime | None = None, *, session_kind: str | None = None) -> str:
         """The system prompt assembled from the workspace (DESIGN.md "System prompt").
 
@@ -468,13 +407,14 @@ class Memory:
         ``shared``; the latter two leave MEMORY.md, the facts and the parts of files
         marked private out (docs/prompt.md).
         """
+        self._require_home()
         return build_system_prompt(self._prompt_inputs(now, session_kind))
 
-    @mirrored(write=False)
     def context_report(
         self, now: datetime | None = None, *, session_kind: str | None = None
     ) -> ContextReport:
         """Per-file status, raw and injected size of what the system prompt carries."""
+        self._require_home()
         return build_context_report(self._prompt_inputs(now, session_kind))
 
     def prompt_files(self) -> list[PromptFile]:
@@ -492,15 +432,12 @@ class Memory:
         """Whether this workspace's first-run ritual (its own BOOTSTRAP.md) is under way."""
         return self.workspace.ritual_active
 
-    @mirrored(write=True)
     def finish_ritual(self) -> bool:
         """End the first-run ritual: delete this workspace's BOOTSTRAP.md (False: none)."""
         return self.workspace.finish_ritual()
 
     # -- index and search ----------------------------------------------------------
     def _source_files(self, all_agents: bool = False) -> tuple[list[SourceFile], list[str]]:
-        if all_agents and (mirror := self._files_mirror()) is not None:
-            mirror.pull(None)  # every agent's workspace, from PostgreSQL
         roots: list[tuple[str, Path]] = [("global", self.workspace.global_root)]
         if self.agent_id is not None and not all_agents:
             roots.append((source_of(self.agent_id), self.workspace.root))
@@ -517,15 +454,12 @@ class Memory:
         return files, [src for src, _ in roots]
 
     def agents(self) -> list[str]:
-        """Ids of the agent workspaces under this home (or in PostgreSQL)."""
-        if (mirror := self._files_mirror()) is not None:
-            return mirror.agents()
+        """Ids of the agent workspaces under this home."""
         agents_dir = self.home / "agents"
         if not agents_dir.is_dir():
             return []
         return sorted(p.name for p in agents_dir.iterdir() if p.is_dir() and _valid_agent(p.name))
 
-    @mirrored(write=False)
     def sync(
         self,
         progress: ProgressCallback | None = None,
@@ -538,6 +472,7 @@ class Memory:
         ``optimize=False`` skips building vector graphs (minutes on a large index; the
         syncs that run before a search or a tool call skip it).
         """
+        self._require_home()
         return self._recovering(lambda: self._sync_once(progress, all_agents, optimize))
 
     def _sync_once(
@@ -556,7 +491,6 @@ class Memory:
         self.freshness.synced(sources, started)
         return report
 
-    @mirrored(write=False)
     def refresh(self, scope: Scope = "agent") -> SyncReport | None:
         """Bring the index as far up to date as a search needs (``index/freshness.py``).
 
@@ -566,6 +500,7 @@ class Memory:
         more than ``index.refresh_seconds`` ago. A search under write load thus never
         waits for a sync of other writers' work; ``sync()`` is the full one.
         """
+        self._require_home()
         sources = self._sources(scope)
         if self.freshness.stale(sources, self.settings.index.refresh_seconds):
             return self.sync(optimize=False, all_agents=scope == "all")
@@ -578,9 +513,8 @@ class Memory:
         with self._lock:
             self._follow_index_files()
             if self._refresh_store is None:
-                shared = self.settings.store.backend != "sqlite"
                 tokenizer = self.settings.index.tokenizer
-                self._refresh_store = self.store if shared else self._open_store(tokenizer)
+                self._refresh_store = self._backend.index_beside(self.store, tokenizer)
             writer = self._refresh_store
         options = self._sync_options()
         self._recovering(lambda: sync_paths(writer, self.embedder, files, options=options))
@@ -627,8 +561,8 @@ class Memory:
         with self._lock:
             self._close_index()
             if delete:
-                self._delete_store()
-            store = self._open_store(None)
+                self._backend.delete()
+            store = self._backend.open_index(None)
             self._store = store
         report = rebuild_index(
             store, self.embedder, files, sources=sources, options=self._sync_options(),
@@ -710,7 +644,6 @@ class Memory:
         return replace(results, hits=cited)
 
     # -- facts -------------------------------------------------------------------
-    @mirrored(write=True)
     def save(
         self, content: str, category: str | None = None, importance: int | None = None
     ) -> SaveOutcome:
@@ -733,7 +666,6 @@ class Memory:
             lambda: self.facts.recall(query, category=category, as_of=as_of, limit=limit)
         )
 
-    @mirrored(write=True)
     def forget(
         self, fact_id: str | None = None, query: str | None = None, reason: str = ""
     ) -> Fact:
@@ -752,11 +684,11 @@ class Memory:
         self._require_home(write=False)
         return self.facts.list_facts(category, as_of, include_superseded, include_forgotten)
 
-    @mirrored(write=False)
     def recent(self, days: float = 7.0, limit: int = 20) -> RecentActivity:
         """What changed in the last ``days`` days, newest first (``memory_recent``): files
         written (with the global files this workspace reads) and facts saved, superseded
         or forgotten; at most ``limit`` of each."""
+        self._require_home()
         if not 0 < days <= MAX_RECENT_DAYS or limit < 1:
             raise InvalidInputError(
                 f"recent activity covers 1 to {MAX_RECENT_DAYS} days and at least one entry; "
@@ -796,7 +728,6 @@ class Memory:
 
         return transcript_messages(session.load())
 
-    @mirrored(write=True)
     def extract(self, session_id: str, scheduled: bool = False) -> ExtractionResult:
         """Extract durable memory from a finished conversation (model, else heuristics)."""
         from memdir.curate import ExtractionTrigger, extract_after_conversation
@@ -808,7 +739,6 @@ class Memory:
             policy=composition.extraction_policy(self.settings),
         )  # fmt: skip
 
-    @mirrored(write=True)
     def consolidate(
         self, dry_run: bool = False, days: int | None = None, progress: Progress | None = None
     ) -> ConsolidationResult:
@@ -821,7 +751,6 @@ class Memory:
             progress=progress,
         )  # fmt: skip
 
-    @mirrored(write=True)
     def end_session(self, session_id: str) -> SessionNote | None:
         """Write the last messages of a session as ``memory/YYYY-MM-DD-<slug>.md``."""
         from memdir.curate import end_session

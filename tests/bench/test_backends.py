@@ -70,7 +70,7 @@ def test_cli_compares_both_stores(pg_server: TestServer) -> None:
     assert result.exit_code == 0, result.stderr[-3000:]
     out = json.loads(result.stdout)
     assert set(out["stores"]) == {"sqlite", "postgres"}
-    assert out["stores"]["sqlite"]["store"] in ("sqlite-vec", "numpy")
+    assert out["stores"]["sqlite"]["store"] == "numpy"
     assert out["stores"]["postgres"]["store"] == "pgvector-exact"
     for figures in out["stores"].values():
         _check_store(figures, writers=2)
@@ -97,7 +97,6 @@ def test_without_dsn_or_pgserver_the_error_names_both(monkeypatch: pytest.Monkey
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["--backend", "numpy"], "--vector-backend numpy"),
         (["--backend", "mysql"], "use sqlite, postgres or both"),
         (["--units", "5"], "--units needs --backend"),
         (["--backend", "sqlite", "--chunks", "5"], "workspace benchmark"),

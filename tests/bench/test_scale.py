@@ -47,7 +47,7 @@ def test_run_scale_times_the_vector_graphs_apart(tmp_path: Path) -> None:
     """Past the threshold the sync leaves the graphs to the timed build, which makes them."""
     out = run_scale(
         40, embedder=HashEmbedder(384), sample_units=50, queries=5, workdir=tmp_path,
-        vector_backend="numpy", graph_min_rows=10,
+        graph_min_rows=10,
     )  # fmt: skip
     graphs = out["vector_graphs"]
     units = out["workspace"]["chunks"] + out["workspace"]["blocks"]

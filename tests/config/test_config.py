@@ -49,6 +49,8 @@ def test_home_resolution(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Non
         ("[nosuch]\nx = 1\n", "unknown configuration section 'nosuch'"),
         ("[search]\nbogus = 1\n", "search.bogus"),
         ("[search\n", "cannot parse"),
+        ("[store]\nkeyword_ranking = 'fts5'\n", "delete store.keyword_ranking"),
+        ("[store]\nworkspace_files = 'postgres'\n", "memdir export"),
     ],
 )
 def test_bad_toml_is_a_clear_error(home: Path, toml: str, fragment: str) -> None:

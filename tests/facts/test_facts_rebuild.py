@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from memdir.embeddings.base import HashEmbedder
 from memdir.facts import Fact, FactBook, FactCandidate, FactDecision
-from memdir.store.connect import delete_database
+from memdir.store.sqlite.connect import delete_database
 
 WORDS = ["cat", "tea", "Berlin", "Luna", "project", "blue", "Friday", "coffee", "piano"]
 _ops = st.lists(

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from keyword_support import keyword_hits
 from memdir.embeddings.base import HashEmbedder
 from memdir.index import SourceFile, sync_files
 from memdir.store import SqliteStore
@@ -16,8 +17,8 @@ WORKER = Path(__file__).with_name("sync_worker.py")
 
 
 def _content(store: SqliteStore) -> set[tuple[str, str, int, int, str]]:
-    hits = store.keyword_search('"edited" OR "original"', ["global"], "chunk", 10_000)
-    hits += store.keyword_search('"edited" OR "original"', ["global"], "block", 10_000)
+    hits = keyword_hits(store, "edited original", ["global"], "chunk", 10_000)
+    hits += keyword_hits(store, "edited original", ["global"], "block", 10_000)
     units = store.get_units(h.unit_id for h in hits)
     return {(u.path, u.kind, u.start_line, u.end_line, u.text) for u in units.values()}
 

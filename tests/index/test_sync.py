@@ -11,6 +11,7 @@ import numpy as np
 import numpy.typing as npt
 import pytest
 
+from keyword_support import keyword_hits
 from memdir.embeddings.base import HashEmbedder
 from memdir.errors import IndexMismatchError, InvalidInputError
 from memdir.index import SourceFile, SyncOptions, rebuild_index, sync_files
@@ -49,7 +50,7 @@ def _sync(store: SqliteStore, embedder: CountingEmbedder | None, root: Path, **k
 
 
 def _paths(store: SqliteStore, word: str) -> set[str]:
-    hits = store.keyword_search(f'"{word}"', ["global"], "chunk", 50)
+    hits = keyword_hits(store, f"{word}", ["global"], "chunk", 50)
     return {u.path for u in store.get_units(h.unit_id for h in hits).values()}
 
 
@@ -268,9 +269,9 @@ def test_units_hold_the_text_people_see_not_memdir_markers(tmp_path: Path, root:
     embedder = CountingEmbedder()
     with SqliteStore.open(tmp_path / "i.db") as store:
         _sync(store, embedder, root)
-        assert store.keyword_search('"memdir"', ["global"], "block", 10) == []
-        assert store.keyword_search('"abcdefghij"', ["global"], "chunk", 10) == []
-        found = store.keyword_search('"staging"', ["global"], "block", 10)
+        assert keyword_hits(store, "memdir", ["global"], "block", 10) == []
+        assert keyword_hits(store, "abcdefghij", ["global"], "chunk", 10) == []
+        found = keyword_hits(store, "staging", ["global"], "block", 10)
         unit = store.get_units([found[0].unit_id])[found[0].unit_id]
     assert (unit.start_line, unit.end_line, unit.text) == (3, 3, "- Staging is staging-db-2")
     assert "Staging is staging-db-2" in embedder.texts
@@ -293,5 +294,5 @@ def test_an_index_of_an_older_memdir_is_re_chunked_once(tmp_path: Path, root: Pa
     with SqliteStore.open(db) as store:
         report = _sync(store, embedder, root)
         assert report.changed == 3
-        assert store.keyword_search('"memdir"', ["global"], "chunk", 10) == []
+        assert keyword_hits(store, "memdir", ["global"], "chunk", 10) == []
         assert _sync(store, embedder, root).unchanged == 3

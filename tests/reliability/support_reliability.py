@@ -90,23 +90,24 @@ IndexRow = tuple[str, str, str, int, int, str, str, bytes]
 
 
 def index_content(home: Path) -> tuple[list[tuple[str, str, str]], list[IndexRow], int]:
-    """What the index of ``home`` holds, without ids: file hashes, units with vectors, FTS rows.
+    """What the index of ``home`` holds, without ids: file hashes, units with vectors, and
+    the units its kept terms cover.
 
     Two indexes of the same files compare equal whatever order they were built in.
     """
     with Memory.open(home, embedder=HashEmbedder()) as memory:
         db = memory.store._conn().conn  # read-only peek: the store has no "dump" API
         files = sorted(db.execute("SELECT source, path, sha256 FROM files").fetchall())
-        tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master")}
-        vectors = "unit_vec" if "unit_vec" in tables else "unit_vectors"
         units = sorted(
             db.execute(
                 "SELECT u.source, u.path, u.kind, u.start_line, u.end_line, u.text, u.sha256, "
-                f"v.embedding FROM units u LEFT JOIN {vectors} v ON v.unit_id = u.id"
+                "e.vector FROM units u LEFT JOIN embeddings e ON e.id = u.vector_id"
             ).fetchall()
         )
-        fts = int(db.execute("SELECT count(*) FROM units_fts").fetchone()[0])
-    return files, units, fts
+        termed = sum(
+            len(blob) // 8 for (blob,) in db.execute("SELECT units FROM file_terms").fetchall()
+        )
+    return files, units, termed
 
 
 def fresh_index_content(

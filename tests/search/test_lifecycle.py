@@ -13,7 +13,7 @@ from memdir.facts.markers import format_fact_line
 from memdir.interfaces.cli import app
 from memdir.search.lifecycle import apply_lifecycle, describe_retired, index_retired
 from memdir.search.snippets import Candidate
-from memdir.store.base import Unit
+from memdir.store.contracts import Unit
 from memdir.store.fact_records import RetiredLine
 from memdir.tools import call_tool, call_tool_result
 

@@ -8,8 +8,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from memdir.index import SourceFile, sync_files
-from memdir.search.query import build_match_expression, extract_terms, quote_term
-from memdir.store import SqliteStore
+from memdir.search.query import extract_terms, keyword_query
+from memdir.store import KeywordQuery, SqliteStore
 
 NASTY = [
     'he said "hi"',
@@ -41,10 +41,6 @@ def store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SqliteStore]:
     db.close()
 
 
-def test_quote_term_doubles_quotes() -> None:
-    assert quote_term('a"b') == '"a""b"'
-
-
 def test_stop_words_dropped_unless_nothing_else() -> None:
     assert extract_terms("what is the deploy day") == ["deploy", "day"]
     assert extract_terms("who is he") == ["who", "is", "he"]
@@ -55,35 +51,31 @@ def test_terms_capped_and_deduplicated() -> None:
     assert terms == [f"w{i}" for i in range(10)]
 
 
-def test_no_words_gives_none() -> None:
-    assert build_match_expression("🎉 ?!") is None
-    assert build_match_expression("   ") is None
+def test_no_words_gives_an_empty_query() -> None:
+    assert not keyword_query("🎉 ?!")
+    assert not keyword_query("   ")
+    assert keyword_query("deploy day") == KeywordQuery(("deploy", "day"))
 
 
 def test_operators_are_searched_as_words(store: SqliteStore) -> None:
-    expression = build_match_expression("AND OR NOT")
-    assert expression == '"and" OR "or" OR "not"'
-    assert store.keyword_search(expression, ["global"], "block", 5)
+    query = keyword_query("AND OR NOT")
+    assert query == KeywordQuery(("and", "or", "not"))
+    assert store.keyword_search(query, ["global"], ("block",), 5)["block"]
 
 
 @pytest.mark.parametrize("text", NASTY)
-def test_nasty_inputs_never_break_match(store: SqliteStore, text: str) -> None:
-    expression = build_match_expression(text)
-    if expression is not None:
-        store.keyword_search(expression, ["global"], "block", 5)
+def test_nasty_inputs_never_break_a_query(store: SqliteStore, text: str) -> None:
+    store.keyword_search(keyword_query(text), ["global"], ("block",), 5)
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.text(max_size=300))
-def test_any_text_gives_a_valid_match(store: SqliteStore, text: str) -> None:
-    expression = build_match_expression(text)
-    if expression is not None:
-        store.keyword_search(expression, ["global"], "chunk", 3)
+def test_any_text_gives_a_valid_query(store: SqliteStore, text: str) -> None:
+    store.keyword_search(keyword_query(text), ["global"], ("chunk",), 3)
 
 
 @settings(max_examples=100, deadline=None)
 @given(st.lists(st.sampled_from(['"', "*", "^", ":", "(", ")", "NEAR", "AND", "a", " "])))
-def test_operator_soup_gives_a_valid_match(store: SqliteStore, parts: list[str]) -> None:
-    expression = build_match_expression("".join(parts))
-    if expression is not None:
-        store.keyword_search(expression, ["global"], "block", 3)
+def test_operator_soup_gives_a_valid_query(store: SqliteStore, parts: list[str]) -> None:
+    store.keyword_search(keyword_query("".join(parts)), ["global"], ("block",), 3)
+    store.keyword_search(KeywordQuery(("".join(parts),)), ["global"], ("block",), 3)

@@ -10,12 +10,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from keyword_support import words
 from memdir.errors import StoreError
 from memdir.store.fact_records import Fact, FactFilter
 from memdir.store.fact_rows import fact_row
-from memdir.store.fact_schema import FACT_MIGRATIONS, f001_facts
-from memdir.store.fact_vectors import vector_blob
-from memdir.store.facts_sqlite import SqliteFactStore
+from memdir.store.sqlite.facts import SqliteFactStore, vector_blob
+from memdir.store.sqlite.migrations import FACT_MIGRATIONS, f001_facts
 
 NOW = datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC)
 
@@ -49,12 +49,12 @@ def test_f002_keeps_the_facts_and_scopes_their_ids(tmp_path: Path) -> None:
         kept = shared.get_facts(["f-aaaaaaaaaa"])["f-aaaaaaaaaa"]
         assert (kept.text, kept.access_count) == ("The sky is blue", 4)
         assert shared.vector_shas() == {"f-aaaaaaaaaa": "sha"}
-        assert shared.keyword_search('"sky"', FactFilter(), 5)[0][0] == "f-aaaaaaaaaa"
+        assert shared.keyword_search(words("sky"), FactFilter(), 5)[0][0] == "f-aaaaaaaaaa"
         agent.apply(upserts=[replace(kept, text="The sky is green")])
         assert shared.get_facts(["f-aaaaaaaaaa"])["f-aaaaaaaaaa"].text == "The sky is blue"
-        assert shared.keyword_search('"green"', FactFilter(), 5) == []
+        assert shared.keyword_search(words("green"), FactFilter(), 5) == []
     done = sqlite3.connect(path).execute("SELECT name FROM fact_migrations ORDER BY id").fetchall()
-    assert [row[0] for row in done] == [name for name, _ in FACT_MIGRATIONS]
+    assert [row[0] for row in done] == [migration.name for migration in FACT_MIGRATIONS]
 
 
 def test_a_migration_from_a_newer_memdir_is_refused(tmp_path: Path) -> None:

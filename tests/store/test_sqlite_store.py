@@ -1,4 +1,4 @@
-"""The SQLite index store: schema, search, identity, tokenizers, corruption, backends."""
+"""The SQLite index store: schema, search, identity, tokenizers, corruption, drivers."""
 
 from __future__ import annotations
 
@@ -11,9 +11,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from keyword_support import keyword_hits
 from memdir.embeddings.base import HashEmbedder
 from memdir.errors import IndexMismatchError, InvalidInputError, StoreError
-from memdir.store import EmbedderIdentity, FileStamp, FileWrite, IndexStore, SqliteStore, Unit
+from memdir.store import EmbedderIdentity, FileStamp, FileWrite, IndexReader, SqliteStore, Unit
+from memdir.store.sqlite.migrations import MIGRATIONS
 
 EMBEDDER = HashEmbedder(32)
 IDENTITY = EmbedderIdentity(EMBEDDER.provider, EMBEDDER.model, EMBEDDER.dimensions)
@@ -39,11 +41,11 @@ def test_open_creates_schema_and_reports_backend(tmp_path: Path) -> None:
     with SqliteStore(tmp_path / "index.db") as store:
         stats = store.stats()
         assert (stats.files, stats.chunks, stats.identity) == (0, 0, None)
-        assert stats.vector_backend in ("sqlite-vec", "numpy")
+        assert stats.vector_backend == "numpy"
         assert stats.extra["tokenizer"] == "porter"
     conn = sqlite3.connect(tmp_path / "index.db")
     names = [row[0] for row in conn.execute("SELECT name FROM migrations")]
-    assert names == ["m001_initial", "m002_reindex_units"]
+    assert names == [migration.name for migration in MIGRATIONS]
     assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     conn.close()
 
@@ -60,23 +62,21 @@ def test_keyword_search_filters_by_source_and_kind(tmp_path: Path) -> None:
         store.bind_identity(IDENTITY)
         _write(store, "a.md", ["we chose sqlite for storage", "the cat sat"])
         _write(store, "b.md", ["sqlite again and again sqlite"], source="agent:bot")
-        hits = store.keyword_search('"sqlite"', ["global"], "chunk", 10)
+        hits = keyword_hits(store, "sqlite", ["global"], "chunk", 10)
         units = store.get_units(h.unit_id for h in hits)
         assert [units[h.unit_id].path for h in hits] == ["a.md"]
         assert all(h.score >= 0 for h in hits)
-        both = store.keyword_search('"sqlite"', ["global", "agent:bot"], "chunk", 10)
+        both = keyword_hits(store, "sqlite", ["global", "agent:bot"], "chunk", 10)
         assert len(both) == 2
-        assert store.keyword_search('"sqlite"', ["global"], "block", 10) == []
-        assert store.keyword_search('"sqlite"', [], "chunk", 10) == []
+        assert keyword_hits(store, "sqlite", ["global"], "block", 10) == []
+        assert keyword_hits(store, "sqlite", [], "chunk", 10) == []
         assert store.count_files(["global", "agent:bot"]) == 2
-        with pytest.raises(InvalidInputError, match="full-text query"):
-            store.keyword_search('"unclosed', ["global"], "chunk", 10)
 
 
 def test_heading_path_is_searchable_and_round_trips(tmp_path: Path) -> None:
     with SqliteStore.open(tmp_path / "i.db") as store:
         _write(store, "a.md", ["body text"], vectors=False)
-        hit = store.keyword_search("notes", ["global"], "chunk", 5)
+        hit = keyword_hits(store, "notes", ["global"], "chunk", 5)
         unit = store.get_units([hit[0].unit_id])[hit[0].unit_id]
         assert unit.heading_path == ("Notes",)
         assert unit.file_mtime == pytest.approx(1_700_000_000.0)
@@ -88,7 +88,7 @@ def test_keyword_only_mode_has_no_vectors(tmp_path: Path) -> None:
         query = EMBEDDER.embed_query("plain words")
         assert store.vector_search(query, ["global"], "chunk", 5) == []
         assert store.get_vectors([1]) == {}
-        assert len(store.keyword_search("plain", ["global"], "chunk", 5)) == 1
+        assert len(keyword_hits(store, "plain", ["global"], "chunk", 5)) == 1
         assert store.stats().identity is None
 
 
@@ -99,7 +99,7 @@ def test_identity_mismatch_names_rebuild(tmp_path: Path) -> None:
         _write(store, "a.md", ["hello world"])
     other = EmbedderIdentity("hash", "hash-16", 16)
     with SqliteStore.open(path, identity=other) as store:
-        assert len(store.keyword_search("hello", ["global"], "chunk", 5)) == 1
+        assert len(keyword_hits(store, "hello", ["global"], "chunk", 5)) == 1
         with pytest.raises(IndexMismatchError, match="memdir index rebuild"):
             store.vector_search(np.ones(16, dtype=np.float32), ["global"], "chunk", 5)
         with pytest.raises(IndexMismatchError, match="memdir index rebuild"):
@@ -139,15 +139,15 @@ def test_cjk_substring_search_with_trigram(tmp_path: Path) -> None:
             vectors=False,
         )
         _write(store, "zh.md", ["我们决定使用向量数据库来存储记忆"], vectors=False)
-        ja = store.keyword_search('"データベース"', ["global"], "chunk", 5)
+        ja = keyword_hits(store, "データベース", ["global"], "chunk", 5)
         assert [store.get_units([h.unit_id])[h.unit_id].path for h in ja] == ["ja.md"]
-        zh = store.keyword_search('"数据库"', ["global"], "chunk", 5)
+        zh = keyword_hits(store, "数据库", ["global"], "chunk", 5)
         assert len(zh) == 1
         assert store.get_units([zh[0].unit_id])[zh[0].unit_id].path == "zh.md"
-        assert store.keyword_search('"好きで"', ["global"], "chunk", 5) != []
+        assert keyword_hits(store, "好きで", ["global"], "chunk", 5) != []
     with SqliteStore.open(tmp_path / "p.db", tokenizer="porter") as store:
         _write(store, "zh.md", ["我们决定使用向量数据库来存储记忆"], vectors=False)
-        assert store.keyword_search('"数据库"', ["global"], "chunk", 5) == []
+        assert keyword_hits(store, "数据库", ["global"], "chunk", 5) == []
 
 
 @pytest.mark.parametrize("content", [b"this is not a database at all" * 100, b"\x00" * 50])
@@ -170,7 +170,7 @@ def test_truncated_database_is_a_store_error(tmp_path: Path) -> None:
     with pytest.raises(StoreError, match="memdir index rebuild"):  # noqa: PT012
         store = SqliteStore.open(path)
         try:
-            store.keyword_search("text", ["global"], "chunk", 50)
+            keyword_hits(store, "text", ["global"], "chunk", 50)
             store.stats()
         finally:
             store.close()
@@ -180,44 +180,9 @@ def test_truncated_database_is_a_store_error(tmp_path: Path) -> None:
         assert store.stats().files == 0
 
 
-def test_numpy_fallback_matches_sqlite_vec(tmp_path: Path) -> None:
-    texts = [
-        f"note about {w} and {v}"
-        for w in ("cats", "dogs", "sqlite", "vectors", "rust")
-        for v in ("memory", "search", "python", "markdown")
-    ]
-    results = {}
-    for backend in ("numpy", "sqlite-vec"):
-        try:
-            store = SqliteStore.open(tmp_path / f"{backend}.db", vector_backend=backend)
-        except StoreError:
-            pytest.skip("sqlite-vec cannot load here")
-        with store:
-            store.bind_identity(IDENTITY)
-            _write(store, "a.md", texts)
-            assert store.stats().vector_backend == backend
-            query = EMBEDDER.embed_query("sqlite search memory")
-            hits = store.vector_search(query, ["global"], "chunk", 5)
-            units = store.get_units(h.unit_id for h in hits)
-            results[backend] = [(units[h.unit_id].text, round(h.score, 4)) for h in hits]
-            vectors = store.get_vectors([hits[0].unit_id])
-            assert np.allclose(
-                vectors[hits[0].unit_id], EMBEDDER.embed_documents([units[hits[0].unit_id].text])[0]
-            )
-            assert store.vector_search(query, ["agent:x"], "chunk", 5) == []
-    numpy_hits, vec_hits = results["numpy"], results["sqlite-vec"]
-    assert [score for _, score in numpy_hits] == [score for _, score in vec_hits]
-    cutoff = numpy_hits[-1][1]  # ties at the cut-off may pick different texts
-    assert {h for h in numpy_hits if h[1] > cutoff} == {h for h in vec_hits if h[1] > cutoff}
-    assert results["numpy"][0][0] == "note about sqlite and search"
-
-
-def test_numpy_cache_sees_writes_of_other_connections(tmp_path: Path) -> None:
+def test_vector_search_sees_writes_of_other_connections(tmp_path: Path) -> None:
     path = tmp_path / "i.db"
-    with (
-        SqliteStore.open(path, vector_backend="numpy") as reader,
-        SqliteStore.open(path, vector_backend="numpy") as writer,
-    ):
+    with SqliteStore.open(path) as reader, SqliteStore.open(path) as writer:
         writer.bind_identity(IDENTITY)
         _write(writer, "a.md", ["alpha beta"])
         query = EMBEDDER.embed_query("gamma delta")
@@ -249,7 +214,7 @@ def test_move_and_delete_files(tmp_path: Path) -> None:
     with SqliteStore.open(tmp_path / "i.db") as store:
         store.bind_identity(IDENTITY)
         _write(store, "old.md", ["moving text"])
-        [hit] = store.keyword_search("moving", ["global"], "chunk", 5)
+        [hit] = keyword_hits(store, "moving", ["global"], "chunk", 5)
         new = FileStamp("global", "new.md", "sha", 10, 5)
         assert store.move_files([(("global", "old.md"), new)]) == []
         unit = store.get_units([hit.unit_id])[hit.unit_id]
@@ -267,7 +232,7 @@ sys.modules["sqlean"] = None  # the import fails as if sqlean.py were not instal
 logging.basicConfig(level=logging.WARNING, stream=sys.stdout, format="WARNING %(message)s")
 from memdir.embeddings.base import HashEmbedder
 from memdir.index import SourceFile, sync_files
-from memdir.store import SqliteStore
+from memdir.store import KeywordQuery, SqliteStore
 from pathlib import Path
 root = Path(sys.argv[1])
 (root / "a.md").write_text("# Tea\\n\\nthe user prefers green tea\\n")
@@ -275,7 +240,7 @@ files = [SourceFile("global", "a.md", root / "a.md")]
 for _ in range(2):
     with SqliteStore.open(root / "i.db") as store:
         sync_files(store, HashEmbedder(16), files, sources=["global"])
-        hits = store.keyword_search('"green"', ["global"], "block", 5)
+        hits = store.keyword_search(KeywordQuery(("green",)), ["global"], ("block",), 5)["block"]
         query = HashEmbedder(16).embed_query("green tea")
         near = store.vector_search(query, ["global"], "block", 5)
         stats = store.stats()
@@ -283,7 +248,7 @@ print("RESULT", len(hits), len(near), stats.vector_backend, stats.extra["driver"
 """
 
 
-def test_without_sqlean_keyword_search_works_and_vectors_use_numpy(tmp_path: Path) -> None:
+def test_without_sqlean_the_stdlib_driver_serves(tmp_path: Path) -> None:
     done = subprocess.run(
         [sys.executable, "-c", FALLBACK_SCRIPT, str(tmp_path)],
         capture_output=True,
@@ -300,9 +265,9 @@ def test_without_sqlean_keyword_search_works_and_vectors_use_numpy(tmp_path: Pat
 
 
 def test_one_store_shared_by_threads(tmp_path: Path) -> None:
-    store: IndexStore
+    store: IndexReader
     with SqliteStore.open(tmp_path / "i.db") as shared:
-        store = shared  # SqliteStore satisfies the IndexStore protocol search reads through
+        store = shared  # SqliteStore satisfies the IndexReader protocol search reads through
         shared.bind_identity(IDENTITY)
         errors: list[BaseException] = []
 
@@ -310,7 +275,7 @@ def test_one_store_shared_by_threads(tmp_path: Path) -> None:
             try:
                 for round_number in range(10):
                     _write(shared, f"t{n}-{round_number}.md", [f"thread {n} words"])
-                    store.keyword_search('"thread"', ["global"], "chunk", 50)
+                    keyword_hits(store, "thread", ["global"], "chunk", 50)
                     store.vector_search(EMBEDDER.embed_query("words"), ["global"], "chunk", 5)
             except BaseException as exc:  # collected for the assertion below
                 errors.append(exc)
@@ -322,4 +287,4 @@ def test_one_store_shared_by_threads(tmp_path: Path) -> None:
             thread.join()
         assert errors == []
         assert store.count_files(["global"]) == 40
-        assert len(store.keyword_search('"thread"', ["global"], "chunk", 100)) == 40
+        assert len(keyword_hits(store, "thread", ["global"], "chunk", 100)) == 40

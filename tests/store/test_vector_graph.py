@@ -14,13 +14,13 @@ from test_vector_quantized import clustered, exact_top, open_store, write
 from memdir.embeddings import HashEmbedder
 from memdir.index.sync import SourceFile, sync_files
 from memdir.store import SqliteStore
-from memdir.store.vectors import graph as graph_module
+from memdir.store.sqlite.vectors import graph as graph_module
 
 MIN_ROWS = 500  # graphs from this many rows on, so a test index of ~2,000 rows has one
 
 
-def graph_store(path: Path, backend: str = "numpy") -> SqliteStore:
-    store = open_store(path, backend)
+def graph_store(path: Path) -> SqliteStore:
+    store = open_store(path)
     store.graph_min_rows = MIN_ROWS
     return store
 
@@ -39,9 +39,10 @@ def graph_searches(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     return calls
 
 
-def block_matrix(store: SqliteStore) -> object:
-    """The mirror's block matrix (to tell a graph search from a scan)."""
-    return store._numpy.mirror._kinds["block"]
+def block_graph_tag(store: SqliteStore) -> graph_module.GraphTag | None:
+    """The tag of the graph the store's searches of blocks use (None: they scan)."""
+    found = store.vectors._graphs.get("block")
+    return None if found is None else found[0]
 
 
 def graph_files(path: Path) -> list[str]:
@@ -64,10 +65,10 @@ def test_graph_search_finds_the_nearest_with_exact_scores(
     with graph_store(path) as store:
         ids = write(store, "a", vectors)
         assert store.stats().extra["vector_graphs"] == {}
-        assert store.optimize_vectors() == ["block"]
+        assert store.optimize() == ["block"]
         assert store.stats().extra["vector_graphs"] == {"block": 2000}
         assert len(graph_files(path)) == 1
-        assert store.optimize_vectors() == []  # up to date: nothing to build
+        assert store.optimize() == []  # up to date: nothing to build
         noise = np.random.default_rng(1).normal(0, 0.02, (20, vectors.shape[1]))
         queries = vectors[::100] + noise
         assert recall(store, vectors, ids, queries) >= 0.95
@@ -86,7 +87,7 @@ def test_rows_written_after_the_graph_are_found_and_deleted_ones_never(
     path = tmp_path / "i.db"
     with graph_store(path) as writer, graph_store(path) as reader:
         ids = write(writer, "a", vectors)
-        writer.optimize_vectors()
+        writer.optimize()
         query = vectors[5]
         assert reader.vector_search(query, ["global"], "block", 1)[0].unit_id == ids[5]
         # After the graph: a new row equal to the query, and the first file deleted.
@@ -111,17 +112,17 @@ def test_a_new_graph_is_followed_and_the_old_file_removed(
     path = tmp_path / "i.db"
     with graph_store(path) as writer, graph_store(path) as reader:
         ids = write(writer, "a", vectors[:2000])
-        writer.optimize_vectors()
+        writer.optimize()
         first = graph_files(path)
         reader.vector_search(vectors[0], ["global"], "block", 5)
         ids += write(writer, "b", vectors[2000:2100])
-        assert writer.optimize_vectors() == []  # 100 log entries: not yet outdated
+        assert writer.optimize() == []  # 100 units changed since: not yet outdated
         ids += write(writer, "c", vectors[2100:])
-        assert writer.optimize_vectors() == ["block"]
+        assert writer.optimize() == ["block"]
         assert len(graph_files(path)) == 1
         assert graph_files(path) != first
         assert recall(reader, vectors, ids, vectors[2000::20]) >= 0.95
-        tag = getattr(block_matrix(reader), "graph_tag", None)
+        tag = block_graph_tag(reader)
         assert tag is not None
         assert (tag.file, tag.rows) == (graph_files(path)[0], 2400)
 
@@ -133,7 +134,7 @@ def test_an_unreadable_graph_falls_back_to_the_scan(
     path = tmp_path / "i.db"
     with graph_store(path) as writer:
         ids = write(writer, "a", vectors)
-        writer.optimize_vectors()
+        writer.optimize()
     (path.parent / graph_files(path)[0]).write_bytes(b"not a graph" * 100)
     with caplog.at_level(logging.WARNING), graph_store(path) as reader:
         assert recall(reader, vectors, ids, vectors[::200]) == 1.0
@@ -141,7 +142,7 @@ def test_an_unreadable_graph_falls_back_to_the_scan(
         warnings = [r for r in caplog.records if "cannot be read" in r.getMessage()]
         assert len(warnings) == 1  # once, not per search
         assert "memdir index sync" in warnings[0].getMessage()
-        assert reader.optimize_vectors() == []  # the file exists; a sync past the
+        assert reader.optimize() == []  # the file exists; a sync past the
         # refresh threshold or `memdir index rebuild` replaces it
 
 
@@ -150,7 +151,7 @@ def test_clear_drops_graphs_and_their_files(tmp_path: Path) -> None:
     path = tmp_path / "i.db"
     with graph_store(path) as store:
         write(store, "a", vectors)
-        store.optimize_vectors()
+        store.optimize()
         assert graph_files(path)
         store.clear()
         assert graph_files(path) == []
@@ -162,10 +163,10 @@ def test_small_kinds_and_disabled_graphs_build_nothing(tmp_path: Path) -> None:
     path = tmp_path / "i.db"
     with graph_store(path) as store:
         write(store, "a", vectors[:400])
-        assert store.optimize_vectors() == []  # 400 rows < 500
+        assert store.optimize() == []  # 400 rows < 500
         write(store, "b", vectors[400:])
         store.graph_min_rows = 0
-        assert store.optimize_vectors() == []
+        assert store.optimize() == []
         assert graph_files(path) == []
 
 
@@ -205,7 +206,7 @@ def test_source_filters_hold_with_a_graph(tmp_path: Path, graph_searches: list[i
     with graph_store(path) as store:
         shared = write(store, "a", vectors[:1500])
         own = write(store, "b", vectors[1500:], source="agent:x")
-        store.optimize_vectors()
+        store.optimize()
         queries = vectors[::100]
         for query in queries:
             hits = store.vector_search(query, ["global"], "block", 10)  # 75% of rows

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -12,11 +11,11 @@ import pytest
 
 from memdir.errors import StoreError
 from memdir.store import EmbedderIdentity, FileStamp, FileWrite, SqliteStore, Unit
-from memdir.store.vectors import RESCORE_MIN, UnitMatrix, hamming, nearest_rows, pack_signs
+from memdir.store.sqlite.vectors.codec import hamming, nearest_rows, pack_signs
+from memdir.store.sqlite.vectors.matrix import RESCORE_MIN, UnitMatrix
 
 DIMS = 384
 IDENTITY = EmbedderIdentity("test", "clusters", DIMS)
-BACKENDS = ["numpy", "sqlite-vec"]
 
 
 def clustered(count: int, seed: int = 0) -> np.ndarray:
@@ -28,11 +27,8 @@ def clustered(count: int, seed: int = 0) -> np.ndarray:
     return vectors.astype(np.float32)
 
 
-def open_store(path: Path, backend: str) -> SqliteStore:
-    try:
-        store = SqliteStore.open(path, vector_backend=backend)  # type: ignore[arg-type]
-    except StoreError:
-        pytest.skip("sqlite-vec cannot load here")
+def open_store(path: Path) -> SqliteStore:
+    store = SqliteStore.open(path)
     store.bind_identity(IDENTITY)
     return store
 
@@ -105,10 +101,9 @@ def test_matrix_upserts_and_removes_like_a_dict() -> None:
     assert matrix.search(query, ["agent:nobody"], 10) == []
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
-def test_quantized_search_finds_the_exact_neighbours(tmp_path: Path, backend: str) -> None:
+def test_quantized_search_finds_the_exact_neighbours(tmp_path: Path) -> None:
     vectors = clustered(3000)
-    with open_store(tmp_path / "i.db", backend) as store:
+    with open_store(tmp_path / "i.db") as store:
         ids = write(store, "a", vectors)
         recalls = []
         rng = np.random.default_rng(5)
@@ -130,10 +125,10 @@ def test_vector_search_does_not_wait_for_the_store_connection(tmp_path: Path) ->
     import threading
 
     vectors = clustered(600, seed=8)
-    with open_store(tmp_path / "i.db", "numpy") as store:
+    with open_store(tmp_path / "i.db") as store:
         ids = write(store, "a", vectors)
         found: list[list[int]] = []
-        with store._lock:  # what keyword_search_kinds holds for its whole pass
+        with store._lock:  # what keyword_search holds for its whole pass
             worker = threading.Thread(
                 target=lambda: found.append(
                     [h.unit_id for h in store.vector_search(vectors[3], ["global"], "block", 5)]
@@ -147,10 +142,9 @@ def test_vector_search_does_not_wait_for_the_store_connection(tmp_path: Path) ->
         store.vector_search(vectors[3], ["global"], "block", 5)
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
-def test_source_and_kind_filters_are_exact(tmp_path: Path, backend: str) -> None:
+def test_source_and_kind_filters_are_exact(tmp_path: Path) -> None:
     vectors = clustered(1500, seed=3)
-    with open_store(tmp_path / "i.db", backend) as store:
+    with open_store(tmp_path / "i.db") as store:
         global_ids = write(store, "g", vectors[:1000])
         agent_ids = write(store, "x", vectors[1000:1200], source="agent:x")
         chunk_ids = write(store, "c", vectors[1200:], kind="chunk")
@@ -168,11 +162,10 @@ def test_source_and_kind_filters_are_exact(tmp_path: Path, backend: str) -> None
         assert store.vector_search(query, ["agent:y"], "block", 5) == []
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
-def test_mirror_applies_other_connections_writes_in_place(tmp_path: Path, backend: str) -> None:
+def test_other_connections_writes_are_applied_in_place(tmp_path: Path) -> None:
     vectors = clustered(900, seed=4)
     path = tmp_path / "i.db"
-    with open_store(path, backend) as writer, open_store(path, backend) as reader:
+    with open_store(path) as writer, open_store(path) as reader:
         first = write(writer, "a", vectors[:600])
         query = vectors[700]
         assert reader.vector_search(query, ["global"], "block", 1)[0].unit_id in first
@@ -185,10 +178,10 @@ def test_mirror_applies_other_connections_writes_in_place(tmp_path: Path, backen
         assert reader.stats().extra["vector_full_loads"] == 1  # no reload: applied in place
 
 
-def test_mirror_reloads_after_clear_and_after_the_log_was_pruned(tmp_path: Path) -> None:
+def test_search_reloads_after_clear_and_after_the_log_was_pruned(tmp_path: Path) -> None:
     vectors = clustered(200, seed=6)
     path = tmp_path / "i.db"
-    with open_store(path, "numpy") as writer, open_store(path, "numpy") as reader:
+    with open_store(path) as writer, open_store(path) as reader:
         write(writer, "a", vectors[:100])
         assert len(reader.vector_search(vectors[0], ["global"], "block", 500)) == 100
         writer.clear()
@@ -198,27 +191,11 @@ def test_mirror_reloads_after_clear_and_after_the_log_was_pruned(tmp_path: Path)
         assert len(reader.vector_search(vectors[0], ["global"], "block", 500)) == 50
         assert reader.stats().extra["vector_full_loads"] == 2  # the new epoch: reloaded
         write(writer, "c", vectors[150:175])  # logged, then pruned before the reader saw it
-        conn = sqlite3.connect(path)
-        with conn:
-            conn.execute("DELETE FROM vector_log")  # as if pruned by many later writes
-        conn.close()
+        writer._write(lambda c: c.execute("DELETE FROM changes"))  # as if pruned by many writes
         write(writer, "d", vectors[175:])
         hits = reader.vector_search(vectors[0], ["global"], "block", 500)
         assert len(hits) == 100
         assert reader.stats().extra["vector_full_loads"] == 3
-
-
-def test_an_index_from_before_the_vector_log_gains_it_on_open(tmp_path: Path) -> None:
-    path = tmp_path / "i.db"
-    with open_store(path, "numpy") as store:
-        write(store, "a", clustered(10))
-    conn = sqlite3.connect(path)
-    conn.execute("DROP TABLE vector_log")
-    conn.close()
-    with open_store(path, "numpy") as store:
-        assert len(store.vector_search(clustered(1)[0], ["global"], "block", 20)) == 10
-        write(store, "b", clustered(5, seed=1))
-        assert len(store.vector_search(clustered(1)[0], ["global"], "block", 20)) == 15
 
 
 WRITER = """
@@ -257,7 +234,7 @@ def test_writes_of_other_processes_are_searched(tmp_path: Path) -> None:
 
 def test_a_long_scan_in_two_threads_equals_one() -> None:
     from memdir import machine
-    from memdir.store.vectors import codec
+    from memdir.store.sqlite.vectors import codec
 
     rng = np.random.default_rng(9)
     rows = codec.PARALLEL_ROWS + 12_345

@@ -1,4 +1,4 @@
-"""What only the PostgreSQL store has: schemas, HNSW, the factory, locks and query translation."""
+"""What only the PostgreSQL store has: schemas, HNSW, backend choice, locks, query translation."""
 
 from __future__ import annotations
 
@@ -12,14 +12,10 @@ from pgserver_support import TestServer
 from memdir.embeddings.base import HashEmbedder
 from memdir.errors import ConfigError, InvalidInputError, StoreError
 from memdir.index import SourceFile, sync_files
-from memdir.store import SqliteStore
-from memdir.store.postgres import PostgresStore, open_store
-from memdir.store.postgres.fulltext import (
-    Phrase,
-    parse_expression,
-    trigram_tsquery,
-    websearch_text,
-)
+from memdir.store import KeywordQuery, SqliteStore
+from memdir.store.open import StoreOptions, open_backend
+from memdir.store.postgres import PostgresStore
+from memdir.store.postgres.fulltext import trigram_tsquery, websearch_text
 
 
 def _notes(root: Path, count: int = 30) -> list[SourceFile]:
@@ -29,22 +25,15 @@ def _notes(root: Path, count: int = 30) -> list[SourceFile]:
     return [SourceFile("global", p.name, p) for p in sorted(root.glob("*.md"))]
 
 
-def test_parse_expression_reads_quoted_terms_and_operators() -> None:
-    clauses = parse_expression('"tea" OR "green ""leaf""" AND NOT "coffee" bare*')
-    assert clauses == [
-        (Phrase("tea"),),
-        (Phrase('green "leaf"'), Phrase("coffee", negated=True), Phrase("bare")),
-    ]
-    assert websearch_text(clauses) == '"tea" or "green leaf" -"coffee" "bare"'
-    assert parse_expression('NOT "x"') == []
-    with pytest.raises(InvalidInputError, match="unbalanced"):
-        parse_expression('"open')
+def test_websearch_text_quotes_each_term_as_a_phrase() -> None:
+    phrases = ["tea", 'green "leaf"', "e-mail"]
+    assert websearch_text(phrases) == '"tea" or "green leaf" or "e mail"'
 
 
 def test_trigram_tsquery_quotes_every_lexeme() -> None:
-    query = trigram_tsquery(parse_expression('"it\'s" OR "ab"'))
-    assert query == "(('it\\'' & 't\\'s'))"
-    assert trigram_tsquery(parse_expression('"ab"')) == ""
+    query = trigram_tsquery(["it's", "ab"])
+    assert query == "('it\\'' & 't\\'s')"
+    assert trigram_tsquery(["ab"]) == ""
 
 
 def test_hnsw_index_finds_the_nearest(
@@ -92,21 +81,27 @@ def test_unknown_migration_is_refused(pg_server: TestServer, pg_schema: str) -> 
         PostgresStore.open(pg_server.dsn, schema=pg_schema)
 
 
-def test_open_store_picks_the_backend(
+def test_open_backend_picks_the_stores(
     pg_server: TestServer, pg_schema: str, tmp_path: Path
 ) -> None:
-    with open_store("sqlite", path=tmp_path / "i.db") as lite:
-        assert isinstance(lite, SqliteStore)
-    from memdir.store.postgres import StoreSettings
-
-    settings = StoreSettings(schema=pg_schema)
-    with open_store("postgres", dsn=pg_server.dsn, settings=settings) as pg:
+    lite = open_backend(StoreOptions(index_dir=tmp_path / "index"))
+    with lite.open_index("porter") as index:
+        assert isinstance(index, SqliteStore)
+    assert lite.database_files == (
+        tmp_path / "index" / "memdir.db",
+        tmp_path / "index" / "facts.db",
+    )
+    options = StoreOptions(backend="postgres", dsn=pg_server.dsn, schema=pg_schema)
+    shared = open_backend(options)
+    with shared.open_index("porter") as pg:
         assert isinstance(pg, PostgresStore)
         assert pg.stats().extra["schema"] == pg_schema
+        assert shared.index_beside(pg, "porter") is pg  # PostgreSQL readers never wait
+    assert shared.database_files == ()
     with pytest.raises(ConfigError, match=r"store\.dsn"):
-        open_store("postgres")
+        open_backend(StoreOptions(backend="postgres"))
     with pytest.raises(ConfigError, match="unknown store backend"):
-        open_store("mongo", path=tmp_path / "x")
+        open_backend(StoreOptions(backend="mongo", index_dir=tmp_path))  # type: ignore[arg-type]
 
 
 def test_sync_lock_serialises_whole_syncs(pg_server: TestServer, pg_schema: str) -> None:
@@ -174,21 +169,20 @@ def test_keyword_kinds_equal_one_plain_query_per_kind(
             for i in range(20)
         ]
         writes.append(FileWrite(FileStamp(source, f"f{f}.md", str(f), 1, 1), units, None))
-    expressions = ['"alpha" OR "beta"', '"kiwi" OR "gamma" OR "w3"', '"delta"', '"w1" OR "w2"']
+    queries = [["alpha", "beta"], ["kiwi", "gamma", "w3"], ["delta"], ["w1", "w2"]]
     with PostgresStore.open(pg_server.dsn, schema=pg_schema) as store:
         store.write_files(writes)
-        for expression in expressions:
-            query = websearch_text(parse_expression(expression))
+        for terms in queries:
+            query = websearch_text(terms)
             for sources in (["global", "agent:a"], ["agent:a"]):
                 for limit in (1, 7, 40, 500):
-                    found = store.keyword_search_kinds(
-                        expression, sources, ("block", "chunk"), limit
-                    )
-                    alone = store.keyword_search(expression, sources, "chunk", limit)
-                    assert found["chunk"] == alone
+                    keywords = KeywordQuery(tuple(terms))
+                    found = store.keyword_search(keywords, sources, ("block", "chunk"), limit)
+                    alone = store.keyword_search(keywords, sources, ("chunk",), limit)
+                    assert found["chunk"] == alone["chunk"]
                     for kind in ("block", "chunk"):
                         want = _reference_ranking(
                             pg_server.dsn, pg_schema, query, sources, kind, limit
                         )
                         got = [(h.unit_id, h.score) for h in found[kind]]  # type: ignore[index]
-                        assert got == want, (expression, sources, kind, limit)
+                        assert got == want, (terms, sources, kind, limit)

@@ -11,11 +11,12 @@ from typing import Any
 import numpy as np
 import pytest
 
+from keyword_support import keyword_hits, words
 from memdir.embeddings.base import HashEmbedder
-from memdir.errors import IndexMismatchError, InvalidInputError
+from memdir.errors import IndexMismatchError
 from memdir.index import SourceFile, rebuild_index, sync_files
 from memdir.search import SearchOptions, search
-from memdir.store import EmbedderIdentity, FileStamp, FileWrite, Unit
+from memdir.store import EmbedderIdentity, FileStamp, FileWrite, KeywordQuery, Unit, UnitKind
 
 OpenStore = Callable[..., Any]
 
@@ -63,16 +64,16 @@ def test_keyword_search_scores_are_non_negative_and_filtered(
 ) -> None:
     store = open_store()
     sync_files(store, None, _workspace(tmp_path / "ws"), sources=["global"])
-    hits = store.keyword_search('"tea" OR "deployed"', ["global"], "block", 10)
+    hits = keyword_hits(store, "tea deployed", ["global"], "block", 10)
     assert hits
     assert all(h.score >= 0 for h in hits)
     assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
     units = store.get_units(h.unit_id for h in hits)
     assert {u.kind for u in units.values()} == {"block"}
     assert any("tea with Ana" in u.text for u in units.values())
-    assert store.keyword_search('"tea"', ["agent:other"], "block", 10) == []
-    assert store.keyword_search('"tea"', [], "block", 10) == []
-    assert store.keyword_search('"zebra"', ["global"], "chunk", 10) == []
+    assert keyword_hits(store, "tea", ["agent:other"], "block", 10) == []
+    assert keyword_hits(store, "tea", [], "block", 10) == []
+    assert keyword_hits(store, "zebra", ["global"], "chunk", 10) == []
 
 
 def test_keyword_search_prefers_the_unit_matching_more_terms(
@@ -80,7 +81,7 @@ def test_keyword_search_prefers_the_unit_matching_more_terms(
 ) -> None:
     store = open_store()
     sync_files(store, None, _workspace(tmp_path / "ws"), sources=["global"])
-    hits = store.keyword_search('"green" OR "tea"', ["global"], "block", 10)
+    hits = keyword_hits(store, "green tea", ["global"], "block", 10)
     assert "green tea" in store.get_units([hits[0].unit_id])[hits[0].unit_id].text
 
 
@@ -101,49 +102,53 @@ def _random_units(store: Any, seed: int = 11) -> None:
     store.write_files(writes)
 
 
-KIND_EXPRESSIONS = [
-    '"tea" OR "green"',
-    '"w1" OR "w2" OR "w3" OR "deploy" OR "python"',
-    '"tea" "green"',
-    '"w7"',
-    '"zebra" OR "tea"',
-    '"zebra"',
+KIND_QUERIES = [
+    "tea green",
+    "w1 w2 w3 deploy python",
+    "green tea tea",
+    "w7",
+    "zebra tea",
+    "zebra",
 ]
 
 
 def test_keyword_search_kinds_equals_one_kind_at_a_time(open_store: OpenStore) -> None:
-    """One full-text pass for both unit kinds ranks each kind as a query for it alone.
+    """One keyword pass for both unit kinds ranks each kind as a query for it alone.
 
     Higher score first, ties by lower unit id, each unit of the kind it is listed under.
     """
     store = open_store()
     _random_units(store)
-    both: tuple[str, ...] = ("block", "chunk")
-    for expression in KIND_EXPRESSIONS:
+    both: tuple[UnitKind, ...] = ("block", "chunk")
+    for text in KIND_QUERIES:
         for sources in (["global"], ["agent:a"], ["global", "agent:a"]):
-            everything = {k: store.keyword_search(expression, sources, k, 1_000) for k in both}
+            everything = {k: keyword_hits(store, text, sources, k, 1_000) for k in both}
             for limit in (1, 5, 40):
-                found = store.keyword_search_kinds(expression, sources, both, limit)
+                found = store.keyword_search(words(text), sources, both, limit)
                 assert list(found) == list(both)
                 for kind in both:
-                    assert found[kind] == store.keyword_search(expression, sources, kind, limit)
+                    assert found[kind] == keyword_hits(store, text, sources, kind, limit)
                     assert found[kind] == everything[kind][:limit]
                     order = [(-h.score, h.unit_id) for h in everything[kind]]
                     assert order == sorted(order)
                     units = store.get_units(h.unit_id for h in everything[kind])
                     assert {(u.kind, u.source in sources) for u in units.values()} <= {(kind, True)}
-    assert store.keyword_search_kinds('"tea"', [], both, 5) == {"block": [], "chunk": []}
-    assert store.keyword_search_kinds('"tea"', ["global"], (), 5) == {}
-    assert list(store.keyword_search_kinds('"tea"', ["global"], ("chunk", "chunk"), 5)) == ["chunk"]
-    with pytest.raises(InvalidInputError, match="full-text query"):
-        store.keyword_search_kinds('"tea', ["global"], both, 10)
+    tea = words("tea")
+    assert store.keyword_search(tea, [], both, 5) == {"block": [], "chunk": []}
+    assert store.keyword_search(tea, ["global"], (), 5) == {}
+    assert list(store.keyword_search(tea, ["global"], ("chunk", "chunk"), 5)) == ["chunk"]
+    assert store.keyword_search(KeywordQuery(()), ["global"], both, 5) == {"block": [], "chunk": []}
 
 
-def test_unbalanced_quote_is_invalid_input(open_store: OpenStore, tmp_path: Path) -> None:
+def test_query_syntax_in_a_term_is_searched_as_words(open_store: OpenStore, tmp_path: Path) -> None:
+    """A query has no syntax: quotes, stars, carets and brackets in a term never break it."""
     store = open_store()
     sync_files(store, None, _workspace(tmp_path / "ws"), sources=["global"])
-    with pytest.raises(InvalidInputError, match="full-text query"):
-        store.keyword_search('"tea', ["global"], "block", 10)
+    plain = keyword_hits(store, "tea", ["global"], "block", 10)
+    assert plain
+    for term in ('"tea', 'tea"', "tea*", "^tea", "(tea", "tea)"):
+        found = store.keyword_search(KeywordQuery((term,)), ["global"], ("block",), 10)
+        assert found["block"] == plain, term
 
 
 def test_vector_search_returns_cosine_best_first(open_store: OpenStore, tmp_path: Path) -> None:
@@ -170,7 +175,7 @@ def test_units_round_trip_with_lines_headings_and_mtime(
     stamp = FileStamp("global", "a.md", "h" * 64, 10, 1_700_000_000_123_456_789)
     unit = Unit("global", "a.md", "block", 3, 4, "text\nwith ünïcode", ("Top", "Sub"), "s1")
     assert store.write_files([FileWrite(stamp, [unit])]) == 1
-    hits = store.keyword_search('"unicode" OR "text"', ["global"], "block", 5)
+    hits = keyword_hits(store, "unicode text", ["global"], "block", 5)
     got = store.get_units([hits[0].unit_id])[hits[0].unit_id]
     assert (got.start_line, got.end_line, got.heading_path) == (3, 4, ("Top", "Sub"))
     assert got.text == "text\nwith ünïcode"
@@ -199,10 +204,10 @@ def test_sync_add_change_rename_delete_and_unchanged(open_store: OpenStore, tmp_
     assert all("green tea" not in t for t in embedder.texts)  # the rename re-embedded nothing
     stamps = store.file_stamps(["global"])
     assert set(stamps) == {("global", "FACTS.md"), ("global", "memory/2024-01-03.md")}
-    hits = store.keyword_search('"green"', ["global"], "block", 5)
+    hits = keyword_hits(store, "green", ["global"], "block", 5)
     assert _paths(store, [h.unit_id for h in hits]) == ["FACTS.md"]
-    assert store.keyword_search('"python"', ["global"], "chunk", 5) == []
-    assert store.keyword_search('"failed"', ["global"], "chunk", 5) == []
+    assert keyword_hits(store, "python", ["global"], "chunk", 5) == []
+    assert keyword_hits(store, "failed", ["global"], "chunk", 5) == []
     stats = store.stats()
     assert stats.vectors == stats.chunks + stats.blocks
     assert stats.files == 2
@@ -269,12 +274,12 @@ def test_trigram_tokenizer_finds_cjk_substrings(open_store: OpenStore, tmp_path:
     store = open_store(tokenizer="trigram")
     notes = {"memory/jp.md": "# 日記\n\n東京都に住んでいます。\n\n- 京都へ行きました\n"}
     sync_files(store, None, _workspace(tmp_path / "ws", notes), sources=["global"])
-    hits = store.keyword_search('"東京都"', ["global"], "block", 5)
+    hits = keyword_hits(store, "東京都", ["global"], "block", 5)
     texts = [u.text for u in store.get_units(h.unit_id for h in hits).values()]
     assert texts == ["東京都に住んでいます。"]
-    both = store.keyword_search('"京都へ" OR "住んで"', ["global"], "block", 5)
+    both = keyword_hits(store, "京都へ 住んで", ["global"], "block", 5)
     assert len(both) == 2
-    assert store.keyword_search('"京"', ["global"], "block", 5) == []
+    assert keyword_hits(store, "京", ["global"], "block", 5) == []
     assert store.tokenizer == "trigram"
 
 
@@ -287,7 +292,7 @@ def test_tokenizer_mismatch_and_switch_by_clear(open_store: OpenStore, tmp_path:
     same = open_store(tokenizer=None)
     rebuild_index(same, None, files, sources=["global"], tokenizer="trigram")
     assert open_store(tokenizer="trigram").tokenizer == "trigram"
-    assert same.keyword_search('"migration"', ["global"], "block", 5)
+    assert keyword_hits(same, "migration", ["global"], "block", 5)
 
 
 def test_other_sources_are_untouched_by_a_sync(open_store: OpenStore, tmp_path: Path) -> None:
@@ -312,10 +317,10 @@ def test_stat_only_change_is_restamped_not_rewritten(open_store: OpenStore, tmp_
     sync_files(store, None, _workspace(root), sources=["global"])
     path = root / "MEMORY.md"
     os.utime(path, ns=(1_600_000_000_000_000_000, 1_600_000_000_000_000_000))
-    before = store.keyword_search('"green"', ["global"], "block", 5)
+    before = keyword_hits(store, "green", ["global"], "block", 5)
     report = sync_files(store, None, _files(root), sources=["global"])
     assert (report.unchanged, report.changed) == (3, 0)
     assert store.file_stamps(["global"])[("global", "MEMORY.md")].mtime_ns == (
         1_600_000_000_000_000_000
     )
-    assert store.keyword_search('"green"', ["global"], "block", 5) == before
+    assert keyword_hits(store, "green", ["global"], "block", 5) == before

@@ -45,8 +45,7 @@ from memdir.bench.writers import SOURCE, StoreName, Target, open_target, write_s
 from memdir.embeddings.base import HashEmbedder
 from memdir.errors import DependencyError, InvalidInputError, StoreError
 from memdir.index.sync import identity_of
-from memdir.search import SearchOptions, build_match_expression, search
-from memdir.store import VectorBackend
+from memdir.search import SearchOptions, keyword_query, search
 
 Progress = Callable[[str], None]
 STORES: tuple[StoreName, ...] = ("sqlite", "postgres")
@@ -63,7 +62,6 @@ def run_backends(
     dsn: str = "",
     hnsw: bool = False,
     dims: int = 384,
-    vector_backend: VectorBackend = "auto",
     workdir: Path | None = None,
     progress: Progress | None = None,
 ) -> dict[str, Any]:
@@ -80,7 +78,6 @@ def run_backends(
                     sqlite_path=str(work / f"{name}.sqlite"),
                     dsn=server_dsn,
                     schema=f"memdir_bench_{uuid.uuid4().hex[:8]}",
-                    vector_backend=vector_backend,
                 )
                 try:
                     figures[name] = run_store(
@@ -232,7 +229,7 @@ def measure_searches(
     options = SearchOptions()
     embedder = HashEmbedder(dims)
     questions = sample_queries(queries)
-    expressions = [build_match_expression(q, options.max_terms) for q in questions]
+    keywords = [keyword_query(q, options.max_terms) for q in questions]
     vectors = [embedder.embed_query(q) for q in questions]
     limit, sources = options.candidates, [SOURCE]
     hits: list[int] = []
@@ -241,7 +238,7 @@ def measure_searches(
         hits.append(len(search(store, embedder, questions[n], sources=sources, options=options)))
 
     timed: dict[str, Callable[[int], object]] = {
-        "keyword": lambda n: store.keyword_search(expressions[n], sources, "block", limit),
+        "keyword": lambda n: store.keyword_search(keywords[n], sources, ("block",), limit),
         "vector": lambda n: store.vector_search(vectors[n], sources, "block", limit),
         "search": full,
     }

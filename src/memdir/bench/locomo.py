@@ -9,7 +9,7 @@ against a budget of B tokens (``ceil((chars + 1) / 4)`` per line). An evidence
 turn is found when its line was read within budget. Questions: categories 1-4
 with evidence (1 multi-hop, 2 temporal, 3 open-domain, 4 single-hop).
 
-This mirrors ``locomo_budget.py`` (the reference script) line for line in what
+This follows ``locomo_budget.py`` (the reference script) line for line in what
 it measures; the data path is an argument and the data is never copied.
 """
 

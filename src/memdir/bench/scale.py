@@ -30,8 +30,7 @@ from memdir.bench.workspace import SOURCE, build_index, list_sources
 from memdir.embeddings.base import Embedder, HashEmbedder
 from memdir.index import chunk_markdown
 from memdir.search import SearchOptions, search
-from memdir.store import VectorBackend
-from memdir.store.vectors.graph import GRAPH_MIN_ROWS, graph_files
+from memdir.store.sqlite.vectors.graph import GRAPH_MIN_ROWS, graph_files
 
 VectorMode = Literal["cheap", "model"]
 Progress = Callable[[str], None]
@@ -111,7 +110,6 @@ def run_scale(
     sample_units: int = 1_000,
     queries: int = 200,
     workdir: Path | None = None,
-    vector_backend: VectorBackend = "auto",
     graph_min_rows: int = GRAPH_MIN_ROWS,
     progress: Progress | None = None,
 ) -> dict[str, Any]:
@@ -143,13 +141,12 @@ def run_scale(
             root,
             index_embedder,
             db_path=db,
-            vector_backend=vector_backend,
             optimize=False,
             graph_min_rows=graph_min_rows,
         )
         say("building vector graphs (large kinds only)")
         graph_started = time.perf_counter()
-        store.optimize_vectors(say)
+        store.optimize(say)
         graph_seconds = time.perf_counter() - graph_started
         say("re-syncing the unchanged workspace")
         again_store, again = build_index(
@@ -165,7 +162,6 @@ def run_scale(
     return {
         "workspace": counts,
         "vectors": vectors,
-        "vector_backend": stats.vector_backend,
         "embedding_raw": raw,
         "index_model_subset": {**subset, "vs_raw": _ratio(subset["units_per_s"], raw)},
         "index_full": {
@@ -216,14 +212,12 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--vectors", choices=["cheap", "model"], default="cheap")
     parser.add_argument("--sample-units", type=int, default=1_000)
     parser.add_argument("--queries", type=int, default=200)
-    parser.add_argument("--vector-backend", choices=["auto", "sqlite-vec", "numpy"], default="auto")
     args = parser.parse_args(argv)
     out = run_scale(
         args.chunks,
         vectors=args.vectors,
         sample_units=args.sample_units,
         queries=args.queries,
-        vector_backend=args.vector_backend,
         progress=lambda msg: print(msg, file=sys.stderr, flush=True),
     )
     print(json.dumps(out, indent=1))

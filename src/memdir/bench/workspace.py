@@ -15,8 +15,8 @@ from memdir.config import SearchSettings
 from memdir.embeddings.base import Embedder
 from memdir.index import SourceFile, SyncOptions, SyncReport, sync_files
 from memdir.search import SearchOptions, search
-from memdir.store import SqliteStore, VectorBackend
-from memdir.store.vectors.graph import GRAPH_MIN_ROWS
+from memdir.store import SqliteStore
+from memdir.store.sqlite.vectors.graph import GRAPH_MIN_ROWS
 
 SOURCE = "global"
 Span = tuple[str, int, int]
@@ -43,18 +43,17 @@ def build_index(
     *,
     db_path: Path | None = None,
     options: SyncOptions | None = None,
-    vector_backend: VectorBackend = "auto",
     optimize: bool = True,
     graph_min_rows: int = GRAPH_MIN_ROWS,
 ) -> tuple[SqliteStore, SyncReport]:
     """Open (or create) the index of a workspace and sync it; the caller closes the store.
 
     ``optimize=False`` leaves the vector graphs of a large index for the caller to build
-    (``store.optimize_vectors()``), so it can time them on their own.
+    (``store.optimize()``), so it can time them on their own.
     """
     root = workspace_root(home_or_dir)
     path = db_path or home_or_dir / "index" / "memdir.sqlite"
-    store = SqliteStore.open(path, vector_backend=vector_backend, graph_min_rows=graph_min_rows)
+    store = SqliteStore.open(path, graph_min_rows=graph_min_rows)
     report = sync_files(
         store, embedder, list_sources(root), sources=[SOURCE], options=options, optimize=optimize
     )

@@ -28,7 +28,7 @@ from memdir.bench.notes import render_note
 from memdir.embeddings.base import HashEmbedder, Vectors
 from memdir.index import ChunkingOptions, embedding_text
 from memdir.index.sync import identity_of, units_of
-from memdir.store import FileStamp, FileWrite, SqliteStore, VectorBackend
+from memdir.store import FileStamp, FileWrite, SqliteStore
 
 StoreName = Literal["sqlite", "postgres"]
 SOURCE = "global"
@@ -46,13 +46,12 @@ class Target:
     sqlite_path: str = ""
     dsn: str = ""
     schema: str = ""
-    vector_backend: VectorBackend = "auto"
 
 
 def open_target(target: Target, *, hnsw: bool = False) -> Any:
     """Open the target's store (``hnsw`` builds and uses PostgreSQL's HNSW index)."""
     if target.store == "sqlite":
-        return SqliteStore.open(target.sqlite_path, vector_backend=target.vector_backend)
+        return SqliteStore.open(target.sqlite_path)
     from memdir.store.postgres import PostgresStore
 
     index: Literal["exact", "hnsw"] = "hnsw" if hnsw else "exact"

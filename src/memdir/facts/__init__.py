@@ -29,7 +29,7 @@ from memdir.facts.safety import (
 from memdir.facts.salience import SALIENCE_MAX, SALIENCE_MIN, salience
 from memdir.facts.saving import SaveOutcome, forget, save_fact
 from memdir.store.fact_records import Fact, FactEvent
-from memdir.store.facts_sqlite import SqliteFactStore
+from memdir.store.sqlite.facts import SqliteFactStore
 
 __all__ = [
     "MAX_FACT_CHARS",

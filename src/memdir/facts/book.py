@@ -18,9 +18,9 @@ from memdir.facts.recall import RecalledFact, list_facts, recall
 from memdir.facts.render import format_facts_for_prompt, top_salient_facts
 from memdir.facts.replay import FactSyncReport, rebuild_facts, sync_facts
 from memdir.facts.saving import FIND_FACT, Clock, SaveOutcome, forget, save_fact, utc_clock
+from memdir.store.contracts import FactStore
 from memdir.store.fact_records import Fact
-from memdir.store.facts_protocol import FactStore
-from memdir.store.facts_sqlite import SqliteFactStore
+from memdir.store.sqlite.facts import SqliteFactStore
 from memdir.workspace import Workspace
 
 FACTS_DB = Path("index") / "facts.db"

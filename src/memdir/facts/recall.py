@@ -33,9 +33,8 @@ from memdir.embeddings.base import Embedder, Vectors
 from memdir.errors import IndexMismatchError, InvalidInputError
 from memdir.facts.categories import check_category, match_query_categories
 from memdir.facts.salience import fact_salience
-from memdir.store.base import EmbedderIdentity
+from memdir.store.contracts import EmbedderIdentity, FactStore, KeywordQuery
 from memdir.store.fact_records import Fact, FactFilter
-from memdir.store.facts_protocol import FactStore
 
 RRF_K = 10
 TIER_RELATIVE = 0.5
@@ -72,14 +71,12 @@ class RecalledFact:
     breakdown: ScoreBreakdown
 
 
-def build_fact_query(text: str, max_terms: int = 24) -> str | None:
-    """An FTS5 expression: the query's content words, each quoted, joined with OR."""
+def build_fact_query(text: str, max_terms: int = 24) -> KeywordQuery:
+    """The query's content words (all of its words when it has no other), for the store
+    to rank by BM25 over any of them."""
     words = [w.lower() for w in _WORD.findall(text) if w.strip("_")]
     chosen = [w for w in words if w not in _STOP] or words
-    terms = list(dict.fromkeys(chosen))[:max_terms]
-    if not terms:
-        return None
-    return " OR ".join('"' + t.replace('"', '""') + '"' for t in terms)
+    return KeywordQuery(terms=tuple(dict.fromkeys(chosen))[:max_terms])
 
 
 def utc_now() -> datetime:
@@ -129,8 +126,8 @@ def _signals(
     filt: FactFilter,
     pool: int,
 ) -> tuple[list[tuple[str, float]], list[tuple[str, float]], Vectors | None]:
-    match = build_fact_query(query)
-    keyword = store.keyword_search(match, filt, pool) if match else []
+    keywords = build_fact_query(query)
+    keyword = store.keyword_search(keywords, filt, pool) if keywords else []
     if embedder is None:
         return keyword, [], None
     check_embedder(store, embedder)

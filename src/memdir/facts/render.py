@@ -14,8 +14,8 @@ from datetime import UTC, datetime
 
 from memdir.errors import InvalidInputError
 from memdir.facts.salience import fact_salience
+from memdir.store.contracts import FactStore
 from memdir.store.fact_records import Fact, FactFilter
-from memdir.store.facts_protocol import FactStore
 
 FENCE_OPEN = "<memdir-facts>"
 FENCE_CLOSE = "</memdir-facts>"

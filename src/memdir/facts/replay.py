@@ -30,7 +30,7 @@ import numpy as np
 
 from memdir.embeddings.base import Embedder
 from memdir.facts.markers import parse_fact_lines
-from memdir.store.base import EmbedderIdentity
+from memdir.store.contracts import EmbedderIdentity, FactStore
 from memdir.store.fact_records import (
     Fact,
     FactEvent,
@@ -38,7 +38,6 @@ from memdir.store.fact_records import (
     FactStamp,
     Vector,
 )
-from memdir.store.facts_protocol import FactStore
 
 logger = logging.getLogger(__name__)
 

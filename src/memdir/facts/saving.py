@@ -37,8 +37,8 @@ from memdir.facts.markers import (
 from memdir.facts.recall import build_fact_query, check_embedder, fuse_ranks, recall
 from memdir.facts.replay import bind_embedder, record_note_events, sync_notes_locked, text_sha
 from memdir.facts.safety import check_fact_text, check_importance, check_reason
+from memdir.store.contracts import FactStore
 from memdir.store.fact_records import Fact, FactEvent, FactFilter
-from memdir.store.facts_protocol import FactStore
 from memdir.workspace import NoteLocation, Workspace
 
 logger = logging.getLogger(__name__)
@@ -78,8 +78,8 @@ def find_candidates(
 ) -> list[FactCandidate]:  # fmt: skip
     """The facts valid now most similar to ``text`` (keyword and vector), best first."""
     filt = FactFilter(as_of=now)
-    match = build_fact_query(text)
-    keyword = store.keyword_search(match, filt, CANDIDATES) if match else []
+    keywords = build_fact_query(text)
+    keyword = store.keyword_search(keywords, filt, CANDIDATES) if keywords else []
     vectors = store.vector_search(vector, filt, CANDIDATES) if vector is not None else []
     fused = fuse_ranks([keyword, vectors])
     cosines = dict(vectors)

@@ -22,7 +22,7 @@ from itertools import accumulate
 
 from memdir.errors import InvalidInputError
 from memdir.index.markdown import Block, scan_blocks, split_lines
-from memdir.store.base import UnitKind
+from memdir.store.contracts import UnitKind
 from memdir.workspace.markup import strip_markers
 
 _NOT_BLOCKS = frozenset({"heading", "rule", "front_matter"})

@@ -32,9 +32,14 @@ from memdir.embeddings.base import Embedder
 from memdir.errors import EmbeddingError, InvalidInputError
 from memdir.index.chunking import ChunkingOptions, chunk_markdown, embedding_text, text_sha256
 from memdir.progress import Progress, ProgressUpdate
-from memdir.store.base import EmbedderIdentity, Unit
-from memdir.store.records import FileKey, FileStamp, FileWrite
-from memdir.store.writer import IndexWriter
+from memdir.store.contracts import (
+    EmbedderIdentity,
+    FileKey,
+    FileStamp,
+    FileWrite,
+    IndexWriter,
+    Unit,
+)
 
 log = logging.getLogger(__name__)
 
@@ -271,7 +276,7 @@ def sync_files(
     """Make the index hold exactly ``files`` for ``sources``; see the module docstring.
 
     Then, with ``optimize``, the store brings its vector graphs up to date (SQLite, large
-    kinds only: ``IndexWriter.optimize_vectors``), which can take minutes.
+    kinds only: ``IndexWriter.optimize``), which can take minutes.
     """
     started = time.perf_counter()
     opts = options or SyncOptions()
@@ -293,7 +298,7 @@ def sync_files(
     if embedder is not None:
         store.mark_vectors_complete(sources)
         if optimize:
-            store.optimize_vectors(_graph_progress(progress))
+            store.optimize(_graph_progress(progress))
     report.deleted = len(gone)
     report.seconds = time.perf_counter() - started
     log.info("index sync: %s", report)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from memdir.search.hybrid import search
-from memdir.search.query import build_match_expression
+from memdir.search.query import keyword_query
 from memdir.search.results import FusionMode, SearchHit, SearchOptions, SearchResults
 
 __all__ = [
@@ -11,6 +11,6 @@ __all__ = [
     "SearchHit",
     "SearchOptions",
     "SearchResults",
-    "build_match_expression",
+    "keyword_query",
     "search",
 ]

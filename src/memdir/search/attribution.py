@@ -25,7 +25,7 @@ from collections import Counter
 from collections.abc import Iterable
 from typing import Protocol
 
-from memdir.store.base import Unit
+from memdir.store.contracts import Unit
 
 MAX_LABEL_WORDS = 3
 """Longer prefixes before a colon are sentences, not labels."""

@@ -8,7 +8,7 @@ search also measures the query's best *absolute* evidence:
   paragraph). Blocks are embedded without their headings (``memdir.index.chunking``),
   so the figure means the same for every query.
 * ``keyword``: the largest share of the query's information that one block holds
-  (``IndexStore.keyword_coverage``): the idf of the query words the block contains over
+  (``IndexReader.keyword_coverage``): the idf of the query words the block contains over
   that of every query word. A word memory has never seen keeps its full idf, so a
   question about someone or something absent scores low however common its other words
   are; the idf is smoothed so that in a memory of a few notes every word still counts.

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from memdir.store.base import ScoredId
+from memdir.store.contracts import ScoredId
 
 
 def normalise_bm25(raw: float) -> float:

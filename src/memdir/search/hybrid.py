@@ -41,11 +41,11 @@ from memdir.search.fusion import (
 from memdir.search.lifecycle import Retired, RetiredOf, apply_lifecycle, current_only
 from memdir.search.mmr import select_diverse
 from memdir.search.neighbours import find_neighbours, neighbour_guesses
-from memdir.search.query import build_match_expression
+from memdir.search.query import keyword_query
 from memdir.search.recency import recency_multiplier
 from memdir.search.results import Evidence, SearchHit, SearchOptions, SearchResults
 from memdir.search.snippets import Candidate, merge_spans, neighbour_relevance, score_blocks
-from memdir.store.base import IndexStore, ScoredId, Unit, UnitKind
+from memdir.store.contracts import IndexReader, KeywordQuery, ScoredId, Unit, UnitKind
 
 logger = logging.getLogger(__name__)
 
@@ -64,7 +64,7 @@ class Signals:
 
 
 def search(
-    store: IndexStore,
+    store: IndexReader,
     embedder: Embedder | None,
     query: str,
     *,
@@ -82,7 +82,7 @@ def search(
     if not query.strip():
         raise InvalidInputError("search query is empty; pass the words to look for")
     text = query[:MAX_QUERY_CHARS]
-    expression = build_match_expression(text, options.max_terms)
+    keywords = keyword_query(text, options.max_terms)
     limit = options.candidates
     # The query embedding and the first vector searches (onnxruntime or HTTP, numpy and
     # the store's own vector connection, all releasing the GIL) run in a worker thread
@@ -92,7 +92,7 @@ def search(
         if embedder
         else None
     )
-    words = store.keyword_search_kinds(expression, sources, KINDS, limit) if expression else {}
+    words = store.keyword_search(keywords, sources, KINDS, limit) if keywords else {}
     block_words, chunk_words = words.get("block", []), words.get("chunk", [])
     # While the worker embeds, fetch the keyword candidates and their likely neighbours.
     units = store.get_units(prefetch_ids(block_words, chunk_words)) if pending else {}
@@ -121,7 +121,7 @@ def search(
         retired = retired_of({(u.source, u.path) for u in units.values()})
     candidates = apply_lifecycle(candidates, retired, options.include_history)
     evidence = measure_evidence(
-        store, expression, current_only(block_words, units, retired),
+        store, keywords, current_only(block_words, units, retired),
         current_only(first_vectors, units, retired), vector is not None,
     )  # fmt: skip
     calibration = options.calibration or choose_calibration(
@@ -145,8 +145,8 @@ def search(
 
 
 def measure_evidence(
-    store: IndexStore,
-    expression: str | None,
+    store: IndexReader,
+    query: KeywordQuery,
     block_words: list[ScoredId],
     block_vectors: list[ScoredId],
     embedded: bool,
@@ -156,9 +156,7 @@ def measure_evidence(
     a keyword candidate block holds (None when the store cannot measure it)."""
     cosine = max((item.score for item in block_vectors), default=0.0) if embedded else None
     coverage = (
-        store.keyword_coverage(expression, [item.unit_id for item in block_words])
-        if expression
-        else None
+        store.keyword_coverage(query, [item.unit_id for item in block_words]) if query else None
     )
     keyword = None if coverage is None else max(coverage.values(), default=0.0)
     return Evidence(cosine=cosine, keyword=keyword)
@@ -179,7 +177,7 @@ def apply_confidence(candidates: list[Candidate], confidence: float | None) -> N
 
 
 def fetch_missing(
-    store: IndexStore,
+    store: IndexReader,
     units: dict[int, Unit],
     block_scores: dict[int, float],
     chunk_scores: dict[int, float],
@@ -200,7 +198,7 @@ def prefetch_ids(block_words: list[ScoredId], chunk_words: list[ScoredId]) -> se
 
 
 def embed_and_search(
-    store: IndexStore, embedder: Embedder, text: str, sources: Sequence[str], limit: int
+    store: IndexReader, embedder: Embedder, text: str, sources: Sequence[str], limit: int
 ) -> tuple[npt.NDArray[np.float32], dict[UnitKind, list[ScoredId]]]:
     """The query vector and its vector candidates of each kind (one worker-thread task)."""
     vector = embedder.embed_query(text)
@@ -219,7 +217,7 @@ def lending_blocks(block_scores: dict[int, float], options: SearchOptions) -> li
 
 
 def neighbour_pool(
-    store: IndexStore,
+    store: IndexReader,
     units: dict[int, Unit],
     block_scores: dict[int, float],
     seeds: list[int],
@@ -257,7 +255,7 @@ def apply_recency(
 
 
 def nearest_vectors(
-    store: IndexStore,
+    store: IndexReader,
     vector: npt.NDArray[np.float32] | None,
     sources: Sequence[str],
     kind: UnitKind,
@@ -295,7 +293,7 @@ def cosine_floor(found: Sequence[ScoredId]) -> float:
 
 
 def expand_query(
-    store: IndexStore,
+    store: IndexReader,
     vector: npt.NDArray[np.float32],
     scores: dict[int, float],
     weight: float,
@@ -341,7 +339,7 @@ def fuse_signals(
 
 
 def diversify(
-    store: IndexStore, ranked: list[Candidate], lambda_: float, limit: int
+    store: IndexReader, ranked: list[Candidate], lambda_: float, limit: int
 ) -> list[Candidate]:
     """Re-order the head of the ranking by MMR over the stored unit vectors."""
     head = ranked[:limit]
@@ -365,7 +363,7 @@ def to_hit(candidate: Candidate) -> SearchHit:
 
 
 def explain_empty(
-    store: IndexStore,
+    store: IndexReader,
     sources: Sequence[str],
     query: str,
     options: SearchOptions,

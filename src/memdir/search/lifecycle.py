@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable, Mapping
 from datetime import datetime
 
 from memdir.search.snippets import Candidate
-from memdir.store.base import ScoredId, Unit
+from memdir.store.contracts import ScoredId, Unit
 from memdir.store.fact_records import RetiredLine
 
 Retired = Mapping[tuple[str, str], Mapping[int, RetiredLine]]

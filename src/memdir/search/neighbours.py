@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from memdir.store.base import IndexStore, Unit
+from memdir.store.contracts import IndexReader, Unit
 
 MAX_GAP = 2
 """Most lines from the end of one block to the start of the next (one blank line
@@ -56,7 +56,7 @@ def neighbour_guesses(seeds: Iterable[int], reach: int = NEIGHBOUR_REACH) -> set
 
 
 def find_neighbours(
-    store: IndexStore, units: dict[int, Unit], seeds: Iterable[int], reach: int = NEIGHBOUR_REACH
+    store: IndexReader, units: dict[int, Unit], seeds: Iterable[int], reach: int = NEIGHBOUR_REACH
 ) -> dict[int, Adjacency]:
     """Neighbours of the ``seeds`` (block ids in ``units``); fetched units join ``units``.
 

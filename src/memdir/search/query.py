@@ -1,16 +1,17 @@
-"""Turn any user text into a safe FTS5 MATCH expression.
+"""Turn any user text into the keyword query a store ranks: the words worth searching for.
 
-Every term is a double-quoted FTS5 string (inner quotes doubled), so operators
-(``AND``, ``OR``, ``NOT``, ``NEAR``), column filters (``:``), prefix stars,
-carets and parentheses in the text are searched as plain words and can never
-break the expression. Stop words are dropped (unless nothing else is left),
-terms are de-duplicated and capped, and joined with ``OR``: BM25 ranks the
-documents that match more and rarer terms first.
+A ``KeywordQuery`` has no syntax, so operators (``AND``, ``OR``, ``NOT``, ``NEAR``),
+column filters (``:``), stars, carets, quotes and parentheses in the text are
+searched as plain words and can never break a query. Stop words are dropped
+(unless nothing else is left), terms are de-duplicated and capped; the store ranks
+by BM25 over any of them, so units that match more and rarer terms come first.
 """
 
 from __future__ import annotations
 
 import re
+
+from memdir.store.contracts import KeywordQuery
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 MAX_TERM_CHARS = 64
@@ -35,14 +36,6 @@ def extract_terms(text: str, max_terms: int = 24) -> list[str]:
     return list(dict.fromkeys(chosen))[:max_terms]
 
 
-def quote_term(term: str) -> str:
-    """One FTS5 string literal: wrapped in double quotes, inner quotes doubled."""
-    return '"' + term.replace('"', '""') + '"'
-
-
-def build_match_expression(text: str, max_terms: int = 24) -> str | None:
-    """An OR of quoted terms, or ``None`` when the text has no searchable word."""
-    terms = extract_terms(text, max_terms)
-    if not terms:
-        return None
-    return " OR ".join(quote_term(t) for t in terms)
+def keyword_query(text: str, max_terms: int = 24) -> KeywordQuery:
+    """The query's words worth searching for (an empty query when it has none)."""
+    return KeywordQuery(terms=tuple(extract_terms(text, max_terms)))

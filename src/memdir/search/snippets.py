@@ -18,7 +18,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from memdir.search.neighbours import Adjacency
-from memdir.store.base import Unit
+from memdir.store.contracts import Unit
 from memdir.store.fact_records import RetiredLine
 
 ABSORB_RATIO = 0.5

@@ -1,33 +1,41 @@
 """memdir.store layer: the only place SQL lives.
 
-``base.py`` holds the contract (``IndexStore`` and the values crossing it);
-``SqliteStore`` is the embedded default (FTS5 + sqlite-vec, numpy fallback).
+``contracts.py`` holds what crosses the layer (values and the ``IndexReader``,
+``IndexWriter`` and ``FactStore`` protocols); ``open.py`` chooses a backend:
+``sqlite/`` (the embedded default) or ``postgres/`` (the scale-out).
 """
 
-from memdir.store.base import (
+from memdir.store.contracts import (
+    UNIT_KINDS,
     EmbedderIdentity,
-    FileRecord,
+    FactStore,
+    FileKey,
+    FileStamp,
+    FileWrite,
+    IndexReader,
     IndexStats,
-    IndexStore,
+    IndexWriter,
+    KeywordQuery,
     ScoredId,
     Unit,
     UnitKind,
 )
-from memdir.store.records import FileKey, FileStamp, FileWrite
-from memdir.store.sqlite import KeywordRanking, SqliteStore, VectorBackend
+from memdir.store.sqlite import SqliteFactStore, SqliteStore
 
 __all__ = [
+    "UNIT_KINDS",
     "EmbedderIdentity",
+    "FactStore",
     "FileKey",
-    "FileRecord",
     "FileStamp",
     "FileWrite",
+    "IndexReader",
     "IndexStats",
-    "IndexStore",
-    "KeywordRanking",
+    "IndexWriter",
+    "KeywordQuery",
     "ScoredId",
+    "SqliteFactStore",
     "SqliteStore",
     "Unit",
     "UnitKind",
-    "VectorBackend",
 ]

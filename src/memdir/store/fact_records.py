@@ -4,7 +4,7 @@ Owns ``Fact`` (one remembered statement and its history), ``FactEvent`` (one
 marker line of a daily note), ``FactStamp`` (what a store knows of one note)
 and ``FactFilter`` (which facts a query admits), plus the ``Vector`` type fact
 embeddings travel as. Frozen dataclasses only: no SQL and no I/O here, so
-``memdir.facts`` and both backends (``facts_sqlite``, ``postgres.facts``) can
+``memdir.facts`` and both backends (``sqlite.facts``, ``postgres.facts``) can
 share them.
 """
 

@@ -13,13 +13,13 @@ from __future__ import annotations
 from typing import Any
 
 from memdir.errors import IndexMismatchError
-from memdir.store.base import EmbedderIdentity
+from memdir.store.contracts import EmbedderIdentity
 from memdir.store.fact_records import Fact, FactEvent, FactFilter, RetiredKind, RetiredLine
 from memdir.store.times import from_us, maybe_from_us, maybe_to_us, to_us
 
 
 def fact_from_row(row: Any) -> Fact:
-    """A ``Fact`` from a row of ``fact_schema.FACT_COLUMNS``."""
+    """A ``Fact`` from a row of ``sqlite.facts.FACT_COLUMNS``."""
     (fid, text, cat, imp, rec, vfrom, vto, sup, path, line, count, last, fus, reason) = row
     return Fact(
         fid, text, cat, imp, from_us(rec), from_us(vfrom), maybe_from_us(vto), sup, path, line,
@@ -28,7 +28,7 @@ def fact_from_row(row: Any) -> Fact:
 
 
 def fact_row(scope: str, fact: Fact) -> tuple[object, ...]:
-    """The parameters of ``fact_schema.UPSERT_FACT`` for ``fact`` in ``scope``."""
+    """The parameters of ``sqlite.facts.UPSERT_FACT`` for ``fact`` in ``scope``."""
     return (
         fact.id,
         scope,

@@ -104,7 +104,6 @@ def updates(
     typer.echo(json.dumps(result, indent=1))
 
 
-VECTOR_BACKENDS = ("auto", "numpy", "sqlite-vec")
 STORES = ("sqlite", "postgres", "both")
 
 
@@ -145,9 +144,6 @@ def scale(
         ),
     ] = None,
     queries: Annotated[int, typer.Option(help="Search queries to time.")] = 200,
-    vector_backend: Annotated[
-        str, typer.Option(help="SQLite's vector backend: auto, numpy, sqlite-vec.")
-    ] = "auto",
 ) -> None:
     """Index throughput and search p50/p95 at scale; with --backend, SQLite beside PostgreSQL.
 
@@ -156,23 +152,21 @@ def scale(
     With --backend: --writers processes write --units units of generated notes with hash
     vectors into each store, then keyword, vector and full search are timed (docs/benchmarks.md).
     """
-    _check_scale_options(backend, units, writers, dsn, hnsw, chunks, vectors, vector_backend)
+    _check_scale_options(backend, units, writers, dsn, hnsw, chunks, vectors)
     if backend is not None:
         from memdir.bench.backends import run_backends, stores_of
 
         result = run_backends(
             stores_of(backend), 100_000 if units is None else units,
             writers=2 if writers is None else writers, queries=queries, dsn=dsn or "",
-            hnsw=hnsw, vector_backend=vector_backend,  # type: ignore[arg-type]
-            progress=_to_stderr,
+            hnsw=hnsw, progress=_to_stderr,
         )  # fmt: skip
     else:
         from memdir.bench.scale import run_scale
 
         result = run_scale(
             10_000 if chunks is None else chunks, vectors=vectors or "cheap",  # type: ignore[arg-type]
-            queries=queries, vector_backend=vector_backend,  # type: ignore[arg-type]
-            progress=_to_stderr,
+            queries=queries, progress=_to_stderr,
         )  # fmt: skip
     typer.echo(json.dumps(result, indent=1, default=str))
 
@@ -189,17 +183,9 @@ def _check_scale_options(
     hnsw: bool,
     chunks: int | None,
     vectors: str | None,
-    vector_backend: str,
 ) -> None:
-    if backend in VECTOR_BACKENDS:
-        raise typer.BadParameter(
-            f"--backend now picks the store (sqlite, postgres or both); for SQLite's vector "
-            f"backend use --vector-backend {backend}"
-        )
     if backend is not None and backend not in STORES:
         raise typer.BadParameter(f"unknown --backend {backend!r}; use sqlite, postgres or both")
-    if vector_backend not in VECTOR_BACKENDS:
-        raise typer.BadParameter("use --vector-backend auto, numpy or sqlite-vec")
     if vectors is not None and vectors not in ("cheap", "model"):
         raise typer.BadParameter("use --vectors cheap or model")
     if backend is None:

@@ -1,14 +1,13 @@
-"""PostgreSQL + pgvector scale-out backend of the index store.
+"""PostgreSQL + pgvector scale-out backend: the index and the facts in one schema.
 
-``PostgresStore`` has the API of ``SqliteStore`` (the ``IndexStore`` protocol plus
-the writer methods ``memdir.index`` calls), so sync and search work unchanged.
-``open_store`` picks a backend by name, for the composition root.
+``PostgresStore`` is an ``IndexWriter`` and ``PostgresFactStore`` a ``FactStore``, so
+sync, search and facts work unchanged; ``memdir.store.open`` chooses this backend.
+``files.py`` copies workspace files to and from a table (``memdir import``/``export``).
 
 Importing this package needs nothing beyond memdir; psycopg and pgvector are
 imported when a store connects (``pip install 'memdir[postgres]'``).
 """
 
-from memdir.store.postgres.factory import Backend, StoreSettings, open_store
 from memdir.store.postgres.store import PostgresStore, VectorIndexKind
 
-__all__ = ["Backend", "PostgresStore", "StoreSettings", "VectorIndexKind", "open_store"]
+__all__ = ["PostgresStore", "VectorIndexKind"]

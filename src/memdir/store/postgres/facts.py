@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import numpy as np
 
 from memdir.errors import InvalidInputError, StoreError
-from memdir.store.base import EmbedderIdentity
+from memdir.store.contracts import EmbedderIdentity, KeywordQuery
 from memdir.store.fact_records import (
     Fact,
     FactEvent,
@@ -59,7 +59,7 @@ from memdir.store.postgres.connect import (
     run_retrying,
     translate_errors,
 )
-from memdir.store.postgres.fulltext import parse_expression, websearch_text
+from memdir.store.postgres.fulltext import phrases_of, websearch_text
 from memdir.store.times import to_us
 
 if TYPE_CHECKING:
@@ -392,22 +392,21 @@ class PostgresFactStore:
 
     # -- search ------------------------------------------------------------------------------
 
-    def keyword_search(self, match: str, filt: FactFilter, limit: int) -> list[tuple[str, float]]:
-        """Full text over admitted facts: (fact id, ``ts_rank_cd`` >= 0), best first.
-
-        ``match`` is the FTS5 expression ``memdir.facts`` builds (quoted terms
-        joined by OR), translated by ``fulltext.websearch_text``.
-        """
-        clauses = parse_expression(match)
-        if not clauses:
+    def keyword_search(
+        self, query: KeywordQuery, filt: FactFilter, limit: int
+    ) -> list[tuple[str, float]]:
+        """Full text over admitted facts: (fact id, ``ts_rank_cd`` >= 0) for the OR of the
+        query's terms (``fulltext.websearch_text``), best first."""
+        phrases = phrases_of(query)
+        if not phrases:
             return []
         clause, args = sql.where(self.scope, filt)
-        query = (
+        statement = (
             "SELECT f.id, ts_rank_cd(f.fts, q) AS score FROM facts f, "
             "websearch_to_tsquery('english'::regconfig, %s) AS q "
             f"WHERE f.fts @@ q AND {clause} ORDER BY score DESC, f.recorded_us, f.id LIMIT %s"
         )
-        rows = self._rows(query, [websearch_text(clauses), *args, limit])
+        rows = self._rows(statement, [websearch_text(phrases), *args, limit])
         return [(str(fid), max(0.0, float(score))) for fid, score in rows]
 
     def vector_search(self, query: Vector, filt: FactFilter, limit: int) -> list[tuple[str, float]]:

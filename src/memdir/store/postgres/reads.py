@@ -1,7 +1,7 @@
 """Read-side SQL of the PostgreSQL index: full-text and vector search, units and vectors.
 
 Every function takes an open connection whose ``search_path`` starts with the
-store's schema. Scores follow the ``IndexStore`` contract: keyword scores are
+store's schema. Scores follow the ``IndexReader`` contract: keyword scores are
 ``ts_rank_cd(..., 32)`` (porter) or ``ts_rank(..., 32)`` (trigram), both in
 [0, 1) and higher-is-better; vector scores are cosine similarities
 ``1 - (embedding <=> query)`` in [-1, 1].
@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import numpy.typing as npt
 
-from memdir.store.base import ScoredId, Unit, UnitKind
-from memdir.store.postgres.fulltext import parse_expression, trigram_tsquery, websearch_text
+from memdir.store.contracts import KeywordQuery, ScoredId, Unit, UnitKind
+from memdir.store.postgres.fulltext import phrases_of, trigram_tsquery, websearch_text
 
 if TYPE_CHECKING:
     import psycopg
@@ -56,7 +56,7 @@ def read_meta(conn: psycopg.Connection[Any]) -> dict[str, str]:
 def keyword_search(
     conn: psycopg.Connection[Any],
     tokenizer: str,
-    match_expression: str,
+    query: KeywordQuery,
     sources: Sequence[str],
     kinds: Sequence[UnitKind],
     limit: int,
@@ -66,18 +66,18 @@ def keyword_search(
     One statement serves every kind; within a kind, ties in score go to the lower id.
     """
     found: dict[UnitKind, list[ScoredId]] = {kind: [] for kind in kinds}
-    clauses = parse_expression(match_expression)
-    if not clauses or not found:
+    phrases = phrases_of(query)
+    if not phrases or not found:
         return found
     if tokenizer == "trigram":
-        query = trigram_tsquery(clauses)
-        if not query:
+        text = trigram_tsquery(phrases)
+        if not text:
             return found
     else:
-        query = websearch_text(clauses)
+        text = websearch_text(phrases)
     rank, parse = _RANK["trigram" if tokenizer == "trigram" else "porter"]
     sql = _KEYWORD_KINDS.format(rank=rank, query=parse)
-    rows = conn.execute(sql, (list(found), query, list(sources), limit)).fetchall()
+    rows = conn.execute(sql, (list(found), text, list(sources), limit)).fetchall()
     for kind, uid, score in rows:
         found[kind].append(ScoredId(unit_id=int(uid), score=max(0.0, float(score))))
     return found

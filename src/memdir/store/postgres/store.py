@@ -1,4 +1,4 @@
-"""The PostgreSQL + pgvector index store: the same API as ``SqliteStore``, shared by many hosts.
+"""The PostgreSQL + pgvector index store: an ``IndexWriter`` shared by many hosts.
 
 Open it with ``PostgresStore.open(dsn, schema="memdir")`` or ``with PostgresStore(dsn)``;
 ``__init__`` only stores its arguments. Each store lives in one PostgreSQL schema
@@ -22,7 +22,17 @@ import numpy as np
 import numpy.typing as npt
 
 from memdir.errors import IndexMismatchError, InvalidInputError, StoreError
-from memdir.store.base import EmbedderIdentity, IndexStats, ScoredId, Unit, UnitKind
+from memdir.store.contracts import (
+    EmbedderIdentity,
+    FileKey,
+    FileStamp,
+    FileWrite,
+    IndexStats,
+    KeywordQuery,
+    ScoredId,
+    Unit,
+    UnitKind,
+)
 from memdir.store.postgres import reads
 from memdir.store.postgres import schema as ddl
 from memdir.store.postgres import writes as writes_sql
@@ -36,7 +46,6 @@ from memdir.store.postgres.connect import (
     take_locks,
     translate_errors,
 )
-from memdir.store.records import FileKey, FileStamp, FileWrite
 
 if TYPE_CHECKING:
     import psycopg
@@ -49,7 +58,7 @@ _IDENTITY_KEYS = ("identity_provider", "identity_model", "identity_dimensions")
 
 
 class PostgresStore:
-    """The scale-out index store (implements ``IndexStore`` plus ``SqliteStore``'s writer API).
+    """The scale-out index store (an ``IndexWriter``).
 
     ``tokenizer`` is ``"porter"`` (english stemming) or ``"trigram"`` (CJK and
     substrings); ``None`` accepts whatever the index was built with. ``identity``,
@@ -293,32 +302,23 @@ class PostgresStore:
             )
         return recorded
 
-    # -- IndexStore (what search reads) ------------------------------------------------------
+    # -- IndexReader (what search reads) ------------------------------------------------------
 
     def keyword_search(
-        self, match_expression: str, sources: Sequence[str], kind: UnitKind, limit: int
-    ) -> list[ScoredId]:
-        """Full text over units; ``score`` is a normalised rank in [0, 1), higher is better."""
-        return self.keyword_search_kinds(match_expression, sources, (kind,), limit)[kind]
-
-    def keyword_search_kinds(
-        self,
-        match_expression: str,
-        sources: Sequence[str],
-        kinds: Sequence[UnitKind],
-        limit: int,
+        self, query: KeywordQuery, sources: Sequence[str], kinds: Sequence[UnitKind], limit: int
     ) -> dict[UnitKind, list[ScoredId]]:
-        """``keyword_search`` for several kinds in one statement: a key per kind."""
+        """Full text over units: the best ``limit`` of each kind in one statement; ``score``
+        is a normalised rank in [0, 1), higher is better."""
         wanted = list(dict.fromkeys(kinds))
-        if not sources or limit <= 0 or not match_expression.strip() or not wanted:
+        if not sources or limit <= 0 or not query or not wanted:
             return {kind: [] for kind in wanted}
         tokenizer = self.tokenizer
         return self._read(
-            lambda c: reads.keyword_search(c, tokenizer, match_expression, sources, wanted, limit)
+            lambda c: reads.keyword_search(c, tokenizer, query, sources, wanted, limit)
         )
 
     def keyword_coverage(
-        self, match_expression: str, unit_ids: Sequence[int]
+        self, query: KeywordQuery, unit_ids: Sequence[int]
     ) -> dict[int, float] | None:
         """None: not measured here yet, so search calibrates its confidence on vector
         evidence alone (``memdir.search.calibration``)."""
@@ -423,7 +423,7 @@ class PostgresStore:
             sql = "DELETE FROM meta WHERE key = ANY(%s)"
             self._write(lambda c: c.execute(sql, (keys,)), sorted(set(sources)))
 
-    def optimize_vectors(self, progress: Callable[[str], None] | None = None) -> list[str]:
+    def optimize(self, progress: Callable[[str], None] | None = None) -> list[str]:
         """Nothing to do: PostgreSQL keeps its HNSW index (``vector_index = "hnsw"``) itself."""
         return []
 

@@ -18,8 +18,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import numpy.typing as npt
 
-from memdir.store.base import EmbedderIdentity
-from memdir.store.records import FileKey, FileStamp, FileWrite
+from memdir.store.contracts import EmbedderIdentity, FileKey, FileStamp, FileWrite
 
 if TYPE_CHECKING:
     import psycopg

@@ -1,9 +1,8 @@
-"""Opening SQLite connections: driver choice, extensions, pragmas and lock retries.
+"""Opening SQLite connections: driver choice, pragmas, errors and lock retries.
 
-The driver is ``sqlean`` (a DB-API twin of ``sqlite3`` built with FTS5 and
-extension loading); ``sqlite-vec`` is loaded into it for vector search. When
-either is missing the store falls back (stdlib ``sqlite3``; numpy vectors) and
-logs ONE warning per process.
+The driver is ``sqlean`` (a DB-API twin of ``sqlite3`` built with FTS5); without
+it the store falls back to the stdlib ``sqlite3`` (whose FTS5 every supported
+Python build has) and logs ONE warning per process.
 
 Lock retries live here, in :func:`retry_locked`: WAL mode plus a busy timeout
 absorbs almost all contention, and the few ``database is locked`` errors SQLite
@@ -30,12 +29,12 @@ log = logging.getLogger(__name__)
 
 BUSY_TIMEOUT_MS = 5_000
 RETRY_SECONDS = 30.0
-MMAP_BYTES = 1 << 30
-CACHE_KIB = 64 * 1024
-# A connection that only reads the vector log and, on a (re)load, every vector once in
-# order: no map (a second map of the file would count its pages in RSS twice), little cache.
-SCAN_MMAP_BYTES = 0
-SCAN_CACHE_KIB = 2048
+# No memory map and a small page cache: the OS caches the file for every process alike,
+# while each connection's own cache (malloc'd, never given back) and the pages a map
+# touched count in the process's RSS; a long-running server held 64 MB of cache per
+# connection and the mapped pages of a growing file (docs/benchmarks.md, "Footprint").
+CACHE_KIB = 8 * 1024
+READER_CACHE_KIB = 2048  # a connection that reads rows by id and, on a reload, every row once
 REBUILD_HINT = "run `memdir index rebuild`"
 FULL_DISK_BYTES = 1 << 20  # less free space than this makes a "disk I/O error" a full disk
 
@@ -50,7 +49,6 @@ class Connection:
 
     conn: sqlite3.Connection
     driver: str  # "sqlean" or "sqlite3"
-    vec_loaded: bool
     errors: tuple[type[Exception], ...]  # the driver's DatabaseError classes
 
 
@@ -67,39 +65,15 @@ def _driver() -> ModuleType:
     except ImportError:
         warn_once(
             "sqlean",
-            "the package 'sqlean.py' is not installed; using the stdlib sqlite3 "
-            "(keyword search works, vectors fall back to numpy)",
+            "the package 'sqlean.py' is not installed; using the stdlib sqlite3",
         )
         return sqlite3
     return cast(ModuleType, sqlean)
 
 
-def _load_vec(conn: sqlite3.Connection, errors: tuple[type[Exception], ...]) -> bool:
-    try:
-        import sqlite_vec
-
-        conn.enable_load_extension(True)
-        try:
-            sqlite_vec.load(conn)
-        finally:
-            conn.enable_load_extension(False)
-    except (ImportError, AttributeError, *errors) as exc:  # type: ignore[misc]
-        warn_once("sqlite-vec", f"sqlite-vec cannot be loaded ({exc}); vectors use numpy")
-        return False
-    return True
-
-
-def connect(
-    path: Path,
-    *,
-    want_vec: bool = True,
-    mmap_bytes: int = MMAP_BYTES,
-    cache_kib: int = CACHE_KIB,
-) -> Connection:
-    """Open ``path`` with WAL, a busy timeout and foreign keys; load sqlite-vec if wanted.
-
-    ``mmap_bytes`` and ``cache_kib`` size the memory map and the page cache.
-    """
+def connect(path: Path, *, cache_kib: int = CACHE_KIB) -> Connection:
+    """Open ``path`` with WAL, a busy timeout and foreign keys; ``cache_kib`` sizes the
+    connection's page cache."""
     driver = _driver()
     errors: tuple[type[Exception], ...] = (sqlite3.DatabaseError,)
     if driver is not sqlite3:
@@ -117,19 +91,15 @@ def connect(
     except errors as exc:
         raise StoreError(f"cannot open the index database {str(path)!r}: {exc}") from exc
     try:
-        # (without sqlean the driver warning already said that vectors use numpy)
-        vec = want_vec and driver is not sqlite3 and _load_vec(conn, errors)
         conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
         retry_locked(lambda: conn.execute("PRAGMA journal_mode = WAL").fetchone(), errors)
         conn.execute("PRAGMA synchronous = NORMAL")
         conn.execute("PRAGMA foreign_keys = ON")
-        # vec0 KNN scans every vector of a partition; memory-mapped reads make it ~2.5x faster.
-        conn.execute(f"PRAGMA mmap_size = {int(mmap_bytes)}")
         conn.execute(f"PRAGMA cache_size = -{int(cache_kib)}")
     except errors as exc:
         conn.close()
         raise database_error(path, exc) from exc
-    return Connection(conn=conn, driver=driver.__name__, vec_loaded=vec, errors=errors)
+    return Connection(conn=conn, driver=driver.__name__, errors=errors)
 
 
 def _io_error_on_full_disk(path: Path, text: str) -> bool:

@@ -4,11 +4,8 @@ Owns ``UnitMatrix``: dense normalised float32 rows with their unit ids, source
 codes and sign bits. A search ranks every admitted row by Hamming distance of
 the sign bits, then rescores the nearest ``max(RESCORE_MIN, RESCORE_PER_RESULT
 * limit)`` rows with exact float32 cosine, so the scores returned are exact.
-Collections no larger than that budget are scored exactly. With a vector graph
-attached (``graph.py``; large kinds only), the graph's nearest rows replace the
-scan, joined by the rows changed since the graph was built, which get the sign-bit
-pass among themselves. No SQL here: the ``VectorMirror`` fills matrices from the
-database and attaches graphs.
+Collections no larger than that budget are scored exactly. No SQL here: the
+``VectorSearch`` engine fills matrices from the database.
 """
 
 from __future__ import annotations
@@ -18,8 +15,8 @@ from collections.abc import Sequence
 import numpy as np
 import numpy.typing as npt
 
-from memdir.store.base import ScoredId
-from memdir.store.vectors.codec import (
+from memdir.store.contracts import ScoredId
+from memdir.store.sqlite.vectors.codec import (
     Rows,
     Vector,
     hamming,
@@ -28,13 +25,9 @@ from memdir.store.vectors.codec import (
     normalised,
     pack_signs,
 )
-from memdir.store.vectors.graph import GRAPH_CANDIDATES, Graph, GraphTag
 
 RESCORE_MIN = 400  # candidates rescored exactly, at least ...
 RESCORE_PER_RESULT = 20  # ... and this many per wanted result
-GRAPH_PER_RESULT = 5  # graph answers per wanted result (at least GRAPH_CANDIDATES)
-GRAPH_MIN_SHARE = 0.5  # a source filter admitting fewer rows than this share is scanned
-GRAPH_MAX_CHANGED = 100_000  # more rows changed since the graph: scan until it is rebuilt
 
 
 class UnitMatrix:
@@ -57,10 +50,6 @@ class UnitMatrix:
         self._rows: dict[int, int] = {}
         self._code_of: dict[str, int] = {}
         self._filters: dict[tuple[str, ...], Rows | None] = {}
-        self.graph: Graph | None = None
-        self.graph_tag: GraphTag | None = None
-        self._changed = np.zeros(0, dtype=np.bool_)  # per row: not in the graph as it is now
-        self._changed_rows: Rows | None = None
 
     @classmethod
     def from_rows(cls, ids: list[int], sources: list[str], vectors: Vector) -> UnitMatrix:
@@ -73,7 +62,6 @@ class UnitMatrix:
         matrix.count = len(ids)
         matrix._rows = dict(zip(ids, range(len(ids)), strict=True))
         matrix.signs = np.zeros((len(matrix.signs), len(ids)), dtype=np.uint64)
-        matrix._changed = np.zeros(len(ids), dtype=np.bool_)
         matrix._recentre()
         return matrix
 
@@ -82,11 +70,14 @@ class UnitMatrix:
         arrays = (self.ids, self.codes, self.vectors, self.signs)
         return sum(a.nbytes for a in arrays) + 100 * len(self._rows)
 
+    def __contains__(self, unit_id: int) -> bool:
+        return unit_id in self._rows
+
     def upsert(self, ids: Sequence[int], sources: Sequence[str], vectors: Vector) -> None:
         """Insert or replace rows (``vectors`` need not be normalised)."""
         if not ids:
             return
-        self._forget()
+        self._filters.clear()
         data = normalised(vectors)
         at = np.array([self._rows.get(uid, -1) for uid in ids], dtype=np.intp)
         fresh = np.flatnonzero(at < 0)
@@ -98,7 +89,6 @@ class UnitMatrix:
         self.ids[at] = ids
         self.codes[at] = [self._code(s) for s in sources]
         self.vectors[at] = data
-        self._changed[at] = True
         if self.count >= 2 * self._centred_at:
             self._recentre()
         else:
@@ -116,84 +106,29 @@ class UnitMatrix:
         self.codes[holes] = self.codes[movers]
         self.vectors[holes] = self.vectors[movers]
         self.signs[:, holes] = self.signs[:, movers]
-        self._changed[holes] = self._changed[movers]
         for row in holes.tolist():
             self._rows[int(self.ids[row])] = row
         self.count = kept
-        self._forget()
+        self._filters.clear()
 
     def search(self, query: Vector, sources: Sequence[str], limit: int) -> list[ScoredId]:
         """The ``limit`` rows of ``sources`` with the highest cosine to ``query``."""
+        q = normalised(query)[0]
+        rows = self.nearest(q, sources, max(RESCORE_MIN, RESCORE_PER_RESULT * limit))
+        return best_of(self.ids[rows], self.vectors[rows] @ q, limit)
+
+    def nearest(self, q: Vector, sources: Sequence[str], budget: int) -> Rows:
+        """Rows of ``sources`` worth rescoring for the normalised ``q``: the ``budget``
+        nearest by sign bits (every admitted row when there are no more)."""
         wanted = self._filter(sources)
         size = self.count if wanted is None else len(wanted)
-        if size == 0 or limit <= 0:
-            return []
-        q = normalised(query)[0]
-        budget = max(RESCORE_MIN, RESCORE_PER_RESULT * limit)
         if size <= budget:
-            rows = np.arange(self.count) if wanted is None else wanted
-        elif self._graph_serves(size):
-            rows = self._graph_rows(q, sources, size, limit, budget)
-        else:
-            dist = hamming(self.signs[:, : self.count], pack_signs(q[None], self.centre))
-            if wanted is not None:
-                dist = dist[wanted]
-            near = nearest_rows(dist, budget)
-            rows = near if wanted is None else wanted[near]
-        scores = self.vectors[rows] @ q
-        top = np.argpartition(-scores, limit - 1)[:limit] if limit < len(rows) else None
-        order = np.arange(len(rows)) if top is None else top
-        order = order[np.argsort(-scores[order], kind="stable")]
-        return [ScoredId(unit_id=int(self.ids[rows[i]]), score=float(scores[i])) for i in order]
-
-    def _forget(self) -> None:
-        """Drop what was derived from the rows as they were (filters, changed rows)."""
-        self._filters.clear()
-        self._changed_rows = None
-
-    def attach_graph(self, graph: Graph, tag: GraphTag, changed_ids: Sequence[int]) -> None:
-        """Search through ``graph`` from now on; ``changed_ids`` were written after it was
-        built (their rows, and rows written from now on, are ranked beside the graph)."""
-        self.graph, self.graph_tag = graph, tag
-        self._changed[: self.count] = False
-        rows = [self._rows[uid] for uid in changed_ids if uid in self._rows]
-        self._changed[rows] = True
-        self._changed_rows = None
-
-    def detach_graph(self) -> None:
-        self.graph = self.graph_tag = None
-
-    def _graph_serves(self, size: int) -> bool:
-        """Whether the attached graph answers a search over ``size`` admitted rows."""
-        if self.graph is None or size < GRAPH_MIN_SHARE * self.count:
-            return False
-        return len(self._changed_since_graph()) <= GRAPH_MAX_CHANGED
-
-    def _changed_since_graph(self) -> Rows:
-        if self._changed_rows is None:
-            self._changed_rows = np.flatnonzero(self._changed[: self.count])
-        return self._changed_rows
-
-    def _graph_rows(
-        self, q: Vector, sources: Sequence[str], size: int, limit: int, budget: int
-    ) -> Rows:
-        """Rows to rescore: the graph's nearest that are unchanged since it was built, and
-        the changed rows nearest by sign bits (all of them when few)."""
-        assert self.graph is not None
-        wanted = max(GRAPH_CANDIDATES, GRAPH_PER_RESULT * limit) * self.count // size
-        keys = self.graph.search(q, wanted).tolist()
-        found = np.fromiter((self._rows.get(k, -1) for k in keys), dtype=np.intp, count=len(keys))
-        found = found[found >= 0]
-        found = found[~self._changed[found]]
-        changed = self._changed_since_graph()
-        if size < self.count:
-            codes = self._codes(sources)
-            found = found[np.isin(self.codes[found], codes)]
-            changed = changed[np.isin(self.codes[changed], codes)]
-        if len(changed) > budget:
-            dist = hamming(self.signs[:, changed], pack_signs(q[None], self.centre))
-            changed = changed[nearest_rows(dist, budget)]
-        return np.concatenate([found, changed])
+            return np.arange(self.count) if wanted is None else wanted
+        dist = hamming(self.signs[:, : self.count], pack_signs(q[None], self.centre))
+        if wanted is not None:
+            dist = dist[wanted]
+        near = nearest_rows(dist, budget)
+        return near if wanted is None else wanted[near]
 
     def _filter(self, sources: Sequence[str]) -> Rows | None:
         """Row numbers whose source is in ``sources``; None when that is every row."""
@@ -217,9 +152,6 @@ class UnitMatrix:
         capacity = max(size, capacity + capacity // 2, 256)
         self.ids = np.resize(self.ids, capacity)
         self.codes = np.resize(self.codes, capacity)
-        changed = np.zeros(capacity, dtype=np.bool_)
-        changed[: self.count] = self._changed[: self.count]
-        self._changed = changed
         vectors = np.zeros((capacity, self.dimensions), dtype=np.float32)
         vectors[: self.count] = self.vectors[: self.count]
         self.vectors = vectors
@@ -232,3 +164,15 @@ class UnitMatrix:
         self.centre = live.mean(axis=0, dtype=np.float64).astype(np.float32)
         self.signs[:, : self.count] = pack_signs(live, self.centre)
         self._centred_at = self.count
+
+
+def best_of(
+    ids: npt.NDArray[np.int64], scores: npt.NDArray[np.float32], limit: int
+) -> list[ScoredId]:
+    """The ``limit`` highest ``scores`` with their ids, best first (stable among ties)."""
+    if limit <= 0 or len(ids) == 0:
+        return []
+    top = np.argpartition(-scores, limit - 1)[:limit] if limit < len(ids) else None
+    order = np.arange(len(ids)) if top is None else top
+    order = order[np.argsort(-scores[order], kind="stable")]
+    return [ScoredId(unit_id=int(ids[i]), score=float(scores[i])) for i in order]

@@ -1,31 +1,33 @@
-"""BM25 ranked in memory: ``KeywordIndex``, this process's mirror of ``file_terms``.
+"""BM25 ranked in memory: ``KeywordRanker``, the engine over ``file_terms``.
 
-Why not FTS5's ``bm25()``: it costs about 1.8 µs for every row it ranks, and every
+Why not FTS5's ``bm25()``: it costs about 1.8 us for every row it ranks, and every
 statement first counts the rows of each phrase for its idf. A question made of
 common words has 100k-300k matching rows in a 1.13M-unit index, so ranking them
-took 147 ms per search even with the pruning of ``memdir.store.fts``. Here each
-query term's postings are numpy slices and the scores of every matching unit are
-summed in one ``bincount``: under 2 ms at 113k units, where FTS5 took 22 ms.
+took 147 ms per search even with exact pruning. Here each query term's postings
+are numpy slices and the scores of every matching unit are summed in one
+``bincount``: under 2 ms at 113k units, where FTS5 took 22 ms.
 
 The scores are FTS5's: the same terms, counts and unit lengths (``file_terms`` is
 tokenised by FTS5 itself), the same row count, average length, idf floor and
-constants, and the same arithmetic in the same order (query phrase by query phrase,
-a repeated phrase counting twice), so they equal ``-bm25()`` bit for bit and ties go
-to the lower unit id as in FTS5: both rankings return the same lists (tested).
+constants, and the same arithmetic in the same order (query term by query term, a
+repeated term counting twice), so they equal ``-bm25()`` of the OR of the query's
+tokens bit for bit, and ties go to the lower unit id as in FTS5: the tests hold the
+lists to FTS5's own ranking.
 
 Layout: arrays indexed by unit id (kind code, -1 for no live unit; source code;
-length in tokens) and *segments*, each the postings of some files sorted by
-term: ``keys`` (distinct term hashes), ``starts``, ``docs``, ``counts``.
-A refresh reads the files ``term_log`` names: their old units die, their new
-postings become a new segment. Segments merge size-tiered (a segment joins the
-one before it while it is at least a quarter of its size), so a refresh costs
-about the size of what changed and the segment count stays logarithmic; dead
-units are skipped at query time and dropped when their segment merges.
+length in tokens) and *segments*, each the postings of some units sorted by term:
+``keys`` (distinct term hashes), ``starts``, ``docs``, ``counts``. Catching up with
+a changed file drops the units it no longer has and adds a segment with the postings
+of its new ones (a unit kept by a rewrite keeps its id and its postings). Segments
+merge size-tiered (a segment joins the one before it while it is at least a quarter
+of its size), so catching up costs about the size of what changed and the segment
+count stays logarithmic; dead units are skipped at query time and dropped when their
+segment merges.
 """
 
 from __future__ import annotations
 
-import logging
+import math
 import sqlite3
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -33,14 +35,16 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from memdir.store.base import UnitKind
-from memdir.store.fts import K1, B, fts5_idf, smoothed_idf
-from memdir.store.terms import KINDS, TERM_LOG, FileTerms, read_terms
+from memdir.store.contracts import UNIT_KINDS, KeywordQuery, UnitKind
+from memdir.store.sqlite.changelog import Position
+from memdir.store.sqlite.keywords.terms import FileTerms, Tokens, read_terms
+from memdir.store.sqlite.rows import tokenizer_of
 
-logger = logging.getLogger(__name__)
-
+K1 = 1.2  # FTS5 bm25() constants
+B = 0.75
+IDF_FLOOR = 1e-6  # what FTS5 uses for an idf <= 0 (a term in half the rows or more)
+MAX_CACHED_WORDS = 10_000  # query terms whose tokens are remembered
 MERGE_RATIO = 4  # a segment merges into the one before it once it is a quarter of its size
-RELOAD_SHARE = 0.25  # more changed files than this share: reload in full
 
 Ranked = list[tuple[int, float]]
 IntArray = npt.NDArray[np.int64]
@@ -48,7 +52,7 @@ IntArray = npt.NDArray[np.int64]
 
 @dataclass(frozen=True)
 class Segment:
-    """Postings of some files, grouped by term hash (ascending)."""
+    """Postings of some units, grouped by term hash (ascending)."""
 
     keys: IntArray  # distinct term hashes, ascending
     starts: IntArray  # postings of keys[i]: docs[starts[i]:starts[i + 1]]
@@ -99,11 +103,15 @@ def merge_segments(segments: Sequence[Segment], live: npt.NDArray[np.bool_]) -> 
     return Segment.build(docs[keep], terms[keep], counts[keep])
 
 
-class KeywordIndex:
-    """This process's in-memory BM25 index of the units, kept fresh through ``term_log``."""
+class KeywordRanker:
+    """This process's in-memory BM25 index of the units' kept terms (an engine of the
+    change log, ``changelog.py``), and the query tokens it ranks by."""
 
-    def __init__(self) -> None:
+    def __init__(self, tokenizer: str = "porter") -> None:
         self.full_loads = 0
+        self.position: Position | None = None
+        self.tokens = Tokens(tokenizer)
+        self._words: dict[str, tuple[int, ...]] = {}
         self._reset()
 
     def _reset(self) -> None:
@@ -112,91 +120,83 @@ class KeywordIndex:
         self.lengths = np.zeros(0, dtype=np.float64)
         self.segments: list[Segment] = []
         self.rows = 0
-        self.tokens = 0
+        self.tokens_total = 0
         self._files: dict[int, IntArray] = {}
         self._code_of: dict[str, int] = {}
         self._scratch = np.empty(0, dtype=np.int32)
         self._dead = 0  # units dropped whose postings may still be in a segment
-        self._state: tuple[str, int] | None = None
-        self._checked: tuple[int, str, int] | None = None
-        self._complete = False
+
+    @property
+    def files_held(self) -> int:
+        return len(self._files)
 
     @property
     def nbytes(self) -> int:
         """Memory held by the index's arrays (about 6 bytes per posting)."""
         held = self.kinds.nbytes + self.sources.nbytes + self.lengths.nbytes
-        held += sum(
+        held += self._scratch.nbytes + sum(
             s.keys.nbytes + s.starts.nbytes + s.docs.nbytes + s.counts.nbytes for s in self.segments
         )
         return held + sum(u.nbytes + 100 for u in self._files.values())
 
-    # -- freshness ---------------------------------------------------------------------------
+    def use_tokenizer(self, tokenizer: str) -> None:
+        """Tokenise queries as the index does (its tokenizer is recorded in ``meta``)."""
+        if self.tokens.spec != Tokens(tokenizer).spec:
+            self.tokens = Tokens(tokenizer)
+            self._words.clear()
 
-    def refresh(self, conn: sqlite3.Connection) -> bool:
-        """Catch up with the logged writes (inside the caller's read transaction).
+    # -- following the tables ----------------------------------------------------------------
 
-        Returns whether the mirror holds every unit of the database: False when some
-        were written without terms (by a memdir that kept none), and search must use FTS5.
-        """
-        state, changed = TERM_LOG.catch_up(conn, self._state)
-        if changed is None or len(changed) > RELOAD_SHARE * len(self._files) + 100:
-            self._load(conn, None)
-        elif changed:
-            self._load(conn, changed)
-        self._state = state
-        # Writes of this process log; another process's commit changes data_version.
-        stamp = (int(conn.execute("PRAGMA data_version").fetchone()[0]), *state)
-        if stamp != self._checked:
-            count, top = conn.execute("SELECT count(*), coalesce(max(id), 0) FROM units").fetchone()
-            # an empty index is complete: no unit, no id past the arrays (``top`` is 0)
-            self._complete = int(count) == self.rows and (
-                int(count) == 0 or int(top) < len(self.kinds)
-            )
-            self._checked = stamp
-            if not self._complete:
-                logger.warning(
-                    "the keyword index holds %d of %d units (written by an older memdir?); "
-                    "searching with FTS5 instead, which is slower; `memdir index rebuild` "
-                    "restores it",
-                    self.rows,
-                    count,
-                )
-        return self._complete
-
-    def _load(self, conn: sqlite3.Connection, file_ids: Sequence[int] | None) -> None:
-        if file_ids is None:
-            self._reset()
-            self.full_loads += 1
-        for file_id in file_ids or ():
-            self._drop_file(file_id)
-        found = list(read_terms(conn, file_ids))
+    def reload(self, conn: sqlite3.Connection) -> None:
+        self.use_tokenizer(tokenizer_of(conn))
+        self._reset()
+        self.full_loads += 1
+        found = list(read_terms(conn, None))
         for item in found:
+            self._files[item.file_id] = np.array(item.units)
             self._add_units(item)
         if found:
             self._add_segment(found)
 
-    def _drop_file(self, file_id: int) -> None:
-        units = self._files.pop(file_id, None)
-        if units is None or len(units) == 0:
+    def apply(self, conn: sqlite3.Connection, file_ids: list[int]) -> None:
+        """Drop the units changed files no longer have; add the postings of their new ones."""
+        rows = {item.file_id: item for item in read_terms(conn, file_ids)}
+        added: list[FileTerms] = []
+        for file_id in file_ids:
+            before = self._files.get(file_id, np.zeros(0, dtype=np.int64))
+            item = rows.get(file_id)
+            after = item.units if item is not None else np.zeros(0, dtype=np.int64)
+            self._drop_units(np.setdiff1d(before, after, assume_unique=True))
+            if item is None:
+                self._files.pop(file_id, None)
+                continue
+            fresh = item.only(~np.isin(after, before, assume_unique=True))
+            self._files[file_id] = np.array(after)
+            if len(fresh.units):
+                self._add_units(fresh)
+                added.append(fresh)
+        if added:
+            self._add_segment(added)
+
+    def _drop_units(self, units: IntArray) -> None:
+        if len(units) == 0:
             return
         self.rows -= len(units)
-        self.tokens -= int(self.lengths[units].sum())
+        self.tokens_total -= int(self.lengths[units].sum())
         self.kinds[units] = -1
         self._dead += len(units)
 
     def _add_units(self, item: FileTerms) -> None:
-        """Take in a file's units (``_load`` has dropped its old ones, or reset)."""
+        """Take in new units of one file (their postings follow in a segment)."""
         units = item.units
         if len(units) == 0:
-            self._files[item.file_id] = units
             return
         self._reserve(int(units.max()) + 1)
-        self._files[item.file_id] = units
         self.kinds[units] = item.kinds
         self.sources[units] = self._code_of.setdefault(item.source, len(self._code_of))
         self.lengths[units] = item.lengths
         self.rows += len(units)
-        self.tokens += int(item.lengths.sum())
+        self.tokens_total += int(item.lengths.sum())
 
     def _add_segment(self, found: Iterable[FileTerms]) -> None:
         items = list(found)
@@ -222,6 +222,18 @@ class KeywordIndex:
         self.sources = np.concatenate([self.sources, np.zeros(grow, dtype=np.int16)])
         self.lengths = np.concatenate([self.lengths, np.zeros(grow, dtype=np.float64)])
 
+    # -- queries -------------------------------------------------------------------------------
+
+    def terms_of(self, conn: sqlite3.Connection, query: KeywordQuery) -> list[int]:
+        """The term hashes of the query's tokens, term by term, in order (repeats kept)."""
+        unknown = [w for w in dict.fromkeys(query.terms) if w not in self._words]
+        if unknown:
+            if len(self._words) > MAX_CACHED_WORDS:
+                self._words.clear()
+            for word, tokens in zip(unknown, self.tokens.of_texts(conn, unknown), strict=True):
+                self._words[word] = tuple(self.tokens.hash(t) for t in tokens)
+        return [term for word in query.terms for term in self._words[word]]
+
     # -- search ------------------------------------------------------------------------------
 
     def search(
@@ -233,8 +245,8 @@ class KeywordIndex:
     ) -> dict[UnitKind, Ranked]:
         """The top ``limit`` units of each kind in ``sources`` for the OR of ``terms``.
 
-        ``terms`` are the query's phrases in order, each one term hash (repeats count
-        twice, as in FTS5). Scores are ``-bm25()``; see the module docstring.
+        ``terms`` are the query's term hashes in order (repeats count twice, as in
+        FTS5). Scores are ``-bm25()``; see the module docstring.
         """
         found: dict[UnitKind, Ranked] = {kind: [] for kind in kinds}
         codes = [self._code_of[s] for s in sources if s in self._code_of]
@@ -249,7 +261,7 @@ class KeywordIndex:
             matched, scores = matched[keep], scores[keep]
         unit_kinds = self.kinds[matched]
         for kind in kinds:
-            mine = unit_kinds == KINDS.index(kind)
+            mine = unit_kinds == UNIT_KINDS.index(kind)
             found[kind] = best_first(matched[mine], scores[mine], limit)
         return found
 
@@ -275,7 +287,7 @@ class KeywordIndex:
         self, terms: Sequence[int]
     ) -> tuple[list[npt.NDArray[np.int32]], list[npt.NDArray[np.float64]]]:
         """Per query term: the live units holding it and what it adds to their scores."""
-        avgdl = self.tokens / self.rows
+        avgdl = self.tokens_total / self.rows
         all_docs: list[npt.NDArray[np.int32]] = []
         all_weights: list[npt.NDArray[np.float64]] = []
         for term in terms:
@@ -313,6 +325,20 @@ class KeywordIndex:
             held += weight * np.isin(ids, docs)
         shares = held / total if total > 0.0 else held
         return {int(unit): float(share) for unit, share in zip(ids, shares, strict=True)}
+
+
+def fts5_idf(frequency: int, rows: int) -> float:
+    """FTS5's idf of a term held by ``frequency`` of ``rows`` rows (floored above 0)."""
+    idf = math.log((rows - frequency + 0.5) / (frequency + 0.5))
+    return idf if idf > 0.0 else IDF_FLOOR
+
+
+def smoothed_idf(frequency: int, rows: int) -> float:
+    """BM25's idf with Lucene's ``1 +``: ``log(1 + (rows - n + 0.5) / (n + 0.5))``, above 0
+    for every term. FTS5's idf floors a term held by half the rows or more to almost 0,
+    which in a memory of a few notes makes its words count for nothing; what share of a
+    query a unit holds (``KeywordRanker.coverage``) needs every word to weigh something."""
+    return math.log(1.0 + (rows - frequency + 0.5) / (frequency + 0.5))
 
 
 def _joined(

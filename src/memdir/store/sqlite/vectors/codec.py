@@ -1,15 +1,12 @@
 """The array types of the vector store and the pure functions over them.
 
-Owns how a vector is held (an L2-normalised float32 row), how a stored row is
-decoded from its float32 BLOB, and the sign-bit code the in-memory prefilter
-ranks by: one bit per dimension of ``vector - centre``, packed word-major into
-uint64 so a Hamming distance is an XOR and a popcount per word. Nothing here
-touches a database.
+Owns how a vector is held (an L2-normalised float32 row) and the sign-bit code
+the in-memory prefilter ranks by: one bit per dimension of ``vector - centre``,
+packed word-major into uint64 so a Hamming distance is an XOR and a popcount per
+word. Nothing here touches a database.
 """
 
 from __future__ import annotations
-
-from collections.abc import Iterable
 
 import numpy as np
 import numpy.typing as npt
@@ -19,7 +16,6 @@ from memdir.machine import usable_cpus, worker_pool
 Vector = npt.NDArray[np.float32]
 Signs = npt.NDArray[np.uint64]
 Rows = npt.NDArray[np.intp]
-StoredRow = tuple[int, str, str, bytes]  # (unit_id, kind, source, float32 blob)
 
 BLOCK_ROWS = 8192  # rows packed or normalised at a time (bounds the temporary copies)
 PARALLEL_ROWS = 200_000  # sign-bit scans this long run in two threads
@@ -91,8 +87,3 @@ def normalise_in_place(vectors: Vector) -> None:
         block = vectors[start : start + BLOCK_ROWS]
         norms = np.sqrt(np.einsum("ij,ij->i", block, block))[:, None]
         np.divide(block, norms, out=block, where=norms > 0)
-
-
-def decode(rows: Iterable[StoredRow]) -> dict[int, Vector]:
-    """Unit id -> a writable copy of its stored float32 vector."""
-    return {r[0]: np.frombuffer(r[3], dtype=np.float32).copy() for r in rows}

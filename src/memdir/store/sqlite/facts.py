@@ -1,12 +1,13 @@
-"""``SqliteFactStore``: the facts tables of the index's SQLite file, for one scope.
+"""``SqliteFactStore``: the facts tables of ``index/facts.db``, for one scope.
 
 The daily notes are the truth and these tables are derived from them, so
 ``memdir index rebuild`` (which deletes the file) loses only access statistics.
-This module owns the store class: its connection (from ``store.connect``: WAL,
-busy timeout, lock retries), transactions, queries and its cached
-``FactMatrix``. The schema and migrations are in ``fact_schema``, the values in
-``fact_records``, their row codecs in ``fact_rows``; every row carries a
-``scope`` (``global`` or ``agent:<id>``) and a store reads and writes one.
+This module owns the store class: its connection (``connect.py``: WAL, busy
+timeout, lock retries), transactions, queries and its cached ``FactMatrix``.
+The schema is ``FACT_MIGRATIONS`` (``migrations.py``), the values are in
+``fact_records``, their row codecs in ``fact_rows`` (shared with PostgreSQL);
+every row carries a ``scope`` (``global`` or ``agent:<id>``) and a store reads
+and writes one.
 """
 
 from __future__ import annotations
@@ -15,14 +16,16 @@ import sqlite3
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from types import TracebackType
 from typing import TypeVar
 
+import numpy as np
+
 from memdir.errors import StoreError
-from memdir.store.base import EmbedderIdentity
-from memdir.store.connect import Connection, connect, database_error, retry_locked
+from memdir.store.contracts import EmbedderIdentity, KeywordQuery
 from memdir.store.fact_records import (
     Fact,
     FactEvent,
@@ -44,11 +47,29 @@ from memdir.store.fact_rows import (
     retired_from_row,
     where_admitted,
 )
-from memdir.store.fact_schema import FACT_COLUMNS, UPSERT_FACT, apply_fact_migrations
-from memdir.store.fact_vectors import FactMatrix, vector_blob
+from memdir.store.sqlite.connect import Connection, connect, database_error, retry_locked
+from memdir.store.sqlite.migrations import FACT_MIGRATIONS, advance
 from memdir.store.times import to_us
 
 T = TypeVar("T")
+
+FACT_COLUMNS = (
+    "id, text, category, importance, recorded_us, valid_from_us, valid_to_us, supersedes, "
+    "source_path, source_line, access_count, last_access_us, forgotten_us, forgotten_reason"
+)
+"""The ``facts`` columns a ``Fact`` is read from, in ``fact_from_row`` order."""
+
+UPSERT_FACT = (
+    f"INSERT INTO facts ({FACT_COLUMNS.replace('id,', 'id, scope,', 1)}) "
+    f"VALUES ({', '.join('?' * 15)}) ON CONFLICT (scope, id) DO UPDATE SET text = excluded.text, "
+    "category = excluded.category, importance = excluded.importance, "
+    "recorded_us = excluded.recorded_us, valid_from_us = excluded.valid_from_us, "
+    "valid_to_us = excluded.valid_to_us, supersedes = excluded.supersedes, "
+    "source_path = excluded.source_path, source_line = excluded.source_line, "
+    "forgotten_us = excluded.forgotten_us, "
+    "forgotten_reason = excluded.forgotten_reason"
+)
+"""Insert a fact row (``fact_row`` order) or update it, keeping its access statistics."""
 
 
 def _marks(count: int) -> str:
@@ -82,7 +103,7 @@ class SqliteFactStore:
         if self._db is not None:
             return
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._db = connect(self.path, want_vec=False)
+        self._db = connect(self.path)
         try:
             self._write(self._migrate)
         except BaseException:
@@ -108,7 +129,7 @@ class SqliteFactStore:
         self.close()
 
     def _migrate(self, conn: sqlite3.Connection) -> None:
-        apply_fact_migrations(conn, str(self.path))
+        advance(conn, FACT_MIGRATIONS, "fact_migrations", str(self.path))
 
     # -- transactions --------------------------------------------------------------------
 
@@ -364,8 +385,14 @@ class SqliteFactStore:
 
     # -- search --------------------------------------------------------------------------
 
-    def keyword_search(self, match: str, filt: FactFilter, limit: int) -> list[tuple[str, float]]:
-        """FTS5 over admitted facts: (fact id, ``-bm25()`` >= 0), best first."""
+    def keyword_search(
+        self, query: KeywordQuery, filt: FactFilter, limit: int
+    ) -> list[tuple[str, float]]:
+        """FTS5 over admitted facts: (fact id, ``-bm25()`` >= 0) for the OR of the query's
+        terms (each quoted, so any text is a valid term), best first."""
+        if not query:
+            return []
+        match = " OR ".join('"' + term.replace('"', '""') + '"' for term in query.terms)
         where, args = where_admitted(self.scope, filt)
         sql = (
             "SELECT f.id, -bm25(facts_fts) FROM facts_fts JOIN facts f ON f.num = facts_fts.rowid "
@@ -404,3 +431,42 @@ class SqliteFactStore:
         )
         self._matrix = FactMatrix.from_rows(current, rows)
         return self._matrix
+
+
+def vector_blob(vector: Vector) -> bytes:
+    """A vector as the float32 BLOB ``fact_vectors.embedding`` holds."""
+    return np.ascontiguousarray(vector, dtype=np.float32).tobytes()
+
+
+@dataclass
+class FactMatrix:
+    """One scope's fact vectors, L2-normalised rows in fact order, as of ``version``.
+
+    The scan is exact: an agent has a few thousand facts, not millions.
+    """
+
+    version: tuple[int, int]
+    ids: list[str]
+    vectors: Vector
+
+    @classmethod
+    def from_rows(cls, version: tuple[int, int], rows: Sequence[tuple[str, bytes]]) -> FactMatrix:
+        """A matrix over ``(fact id, float32 blob)`` rows."""
+        if rows:
+            vectors = np.vstack([np.frombuffer(blob, dtype=np.float32) for _, blob in rows])
+            norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+            np.divide(vectors, norms, out=vectors, where=norms > 0)
+        else:
+            vectors = np.zeros((0, 0), dtype=np.float32)
+        return cls(version, [r[0] for r in rows], vectors)
+
+    def search(self, query: Vector, allowed: set[str], limit: int) -> list[tuple[str, float]]:
+        """(fact id, cosine) of the ``limit`` facts in ``allowed`` nearest ``query``, best first."""
+        rows = np.array([i for i, fid in enumerate(self.ids) if fid in allowed], dtype=np.intp)
+        if len(rows) == 0:
+            return []
+        q = np.asarray(query, dtype=np.float32)
+        norm = float(np.linalg.norm(q))
+        scores = self.vectors[rows] @ (q / norm if norm > 0 else q)
+        order = np.argsort(-scores, kind="stable")[:limit]
+        return [(self.ids[rows[i]], float(scores[i])) for i in order]

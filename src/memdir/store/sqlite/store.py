@@ -1,0 +1,531 @@
+"""The SQLite index store: connections, transactions and the writer; engines do the searching.
+
+Open it with ``SqliteStore.open(path)`` or ``with SqliteStore(path) as store``;
+``__init__`` only stores its arguments. The schema is ``migrations.py``'s; the two
+engines (``changelog.py`` lists them and the freshness rules they follow) answer the
+searches: ``KeywordRanker`` on the store's connection, ``VectorSearch`` on one of its
+own, so the vector searches of one search (in the query-embedding thread) overlap its
+keyword pass.
+
+Threads: each connection is guarded by a lock, so a store may be shared by threads
+(calls are serialised per connection). Processes: WAL mode and a busy timeout let
+readers and one writer work at once; every write is one short ``BEGIN IMMEDIATE``
+transaction, retried on ``database is locked`` by ``connect.retry_locked``.
+"""
+
+from __future__ import annotations
+
+import logging
+import sqlite3
+import threading
+import time
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from types import TracebackType
+from typing import TypeVar
+
+import numpy as np
+
+from memdir.errors import IndexMismatchError, InvalidInputError, StoreError
+from memdir.store.contracts import (
+    EmbedderIdentity,
+    FileKey,
+    FileStamp,
+    FileWrite,
+    IndexStats,
+    KeywordQuery,
+    ScoredId,
+    Unit,
+    UnitKind,
+    Vector,
+)
+from memdir.store.sqlite import writes
+from memdir.store.sqlite.changelog import catch_up, reset_log
+from memdir.store.sqlite.connect import (
+    READER_CACHE_KIB,
+    REBUILD_HINT,
+    Connection,
+    connect,
+    database_error,
+    delete_database,
+    retry_locked,
+)
+from memdir.store.sqlite.keywords.ranker import KeywordRanker
+from memdir.store.sqlite.keywords.terms import TOKENIZERS, Tokens
+from memdir.store.sqlite.migrations import MIGRATIONS, advance, pending
+from memdir.store.sqlite.rows import (
+    check_identity,
+    identity_of,
+    read_meta,
+    tokenizer_of,
+    unit_of,
+    units_sql,
+)
+from memdir.store.sqlite.vectors.graph import (
+    GRAPH_MIN_ROWS,
+    build_graphs,
+    drop_tags,
+    read_tags,
+    remove_other_files,
+)
+from memdir.store.sqlite.vectors.search import VectorSearch
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
+
+
+def _marks(count: int) -> str:
+    return ", ".join("?" * count)
+
+
+class SqliteStore:
+    """The default index store (an ``IndexWriter``).
+
+    ``tokenizer`` is ``"porter"`` or ``"trigram"`` (for CJK); ``None`` accepts whatever
+    the index was built with. ``identity``, when given, is checked against the index
+    before vectors are searched. ``graph_min_rows``: a unit kind with this many vectors
+    is searched through a vector graph kept beside the index (built by
+    :meth:`optimize`; 0: never).
+    """
+
+    def __init__(
+        self,
+        path: Path | str,
+        *,
+        tokenizer: str | None = "porter",
+        identity: EmbedderIdentity | None = None,
+        graph_min_rows: int = GRAPH_MIN_ROWS,
+    ) -> None:
+        self.path = Path(path)
+        self.requested_tokenizer = tokenizer
+        self.expected_identity = identity
+        self.graph_min_rows = graph_min_rows
+        self._lock = threading.RLock()
+        self._db: Connection | None = None
+        self._vector_lock = threading.Lock()
+        self._vector_db: Connection | None = None
+        self.keywords = KeywordRanker()  # the engines: file_terms ...
+        self.vectors = VectorSearch(self.path)  # ... and the vectors in ``embeddings``
+
+    # -- lifecycle ---------------------------------------------------------------------------
+
+    @classmethod
+    def open(cls, path: Path | str, **options: object) -> SqliteStore:
+        """Open (creating if needed) the index at ``path``; migrate; check the tokenizer."""
+        store = cls(path, **options)  # type: ignore[arg-type]
+        store.connect()
+        return store
+
+    def connect(self) -> None:
+        if self._db is not None:
+            return
+        wanted = self.requested_tokenizer
+        if wanted is not None and wanted not in TOKENIZERS:
+            raise InvalidInputError(
+                f"unknown tokenizer {wanted!r}; use one of {sorted(TOKENIZERS)}"
+            )
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._db = connect(self.path)
+        try:
+            self._prepare()
+        except BaseException:
+            self.close()
+            raise
+
+    def close(self) -> None:
+        with self._lock:
+            if self._db is not None:
+                self._db.conn.close()
+                self._db = None
+        with self._vector_lock:
+            if self._vector_db is not None:
+                self._vector_db.conn.close()
+                self._vector_db = None
+
+    def __enter__(self) -> SqliteStore:
+        self.connect()
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    @staticmethod
+    def delete(path: Path | str) -> None:
+        """Delete the database files at ``path`` (used by rebuild)."""
+        delete_database(Path(path))
+
+    def _prepare(self) -> None:
+        where = str(self.path)
+        if self._read(lambda c: bool(pending(c, MIGRATIONS, "migrations", where))):
+            while self._write(lambda c: advance(c, MIGRATIONS, "migrations", where)):
+                pass  # a resumable migration did one batch; the next transaction goes on
+        recorded, wanted = self.tokenizer, self.requested_tokenizer
+        if wanted is None or (recorded == wanted and "tokenizer" in self._meta()):
+            return
+        if recorded != wanted and self._read(
+            lambda c: c.execute("SELECT 1 FROM units LIMIT 1").fetchone()
+        ):
+            raise IndexMismatchError(
+                f"the index {where!r} was built with the {recorded!r} tokenizer, not "
+                f"{wanted!r}; {REBUILD_HINT} to rebuild it with {wanted!r}"
+            )
+        self._write(lambda c: _set_tokenizer(c, wanted))
+
+    # -- transactions ------------------------------------------------------------------------
+
+    def _conn(self) -> Connection:
+        if self._db is None:
+            raise StoreError(f"the index store {str(self.path)!r} is not open; call open() first")
+        return self._db
+
+    @contextmanager
+    def _translated(self, db: Connection) -> Iterator[Connection]:
+        try:
+            yield db
+        except db.errors as exc:
+            raise database_error(self.path, exc) from exc
+
+    def _read(self, fn: Callable[[sqlite3.Connection], T]) -> T:
+        with self._lock, self._translated(self._conn()) as db:
+            return retry_locked(lambda: fn(db.conn), db.errors)
+
+    def _snapshot(self, db: Connection, fn: Callable[[sqlite3.Connection], T]) -> T:
+        """``fn`` in one read transaction (one consistent view of every table)."""
+
+        def attempt(conn: sqlite3.Connection) -> T:
+            conn.execute("BEGIN")
+            try:
+                return fn(conn)
+            finally:
+                conn.execute("COMMIT")
+
+        with self._translated(db):
+            return retry_locked(lambda: attempt(db.conn), db.errors)
+
+    def _vector_read(self, fn: Callable[[sqlite3.Connection], T]) -> T:
+        """A snapshot on the vector connection (opened on first use)."""
+        self._conn()  # the store must be open
+        with self._vector_lock:
+            if self._vector_db is None:
+                self._vector_db = connect(self.path, cache_kib=READER_CACHE_KIB)
+            return self._snapshot(self._vector_db, fn)
+
+    def _write(self, fn: Callable[[sqlite3.Connection], T]) -> T:
+        """Run ``fn`` in one ``BEGIN IMMEDIATE`` transaction, retried as a whole when locked."""
+
+        def attempt(conn: sqlite3.Connection) -> T:
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                result = fn(conn)
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+            conn.execute("COMMIT")
+            return result
+
+        with self._lock, self._translated(self._conn()) as db:
+            return retry_locked(lambda: attempt(db.conn), db.errors)
+
+    # -- meta and identity -------------------------------------------------------------------
+
+    def _meta(self) -> dict[str, str]:
+        return self._read(read_meta)
+
+    @property
+    def tokenizer(self) -> str:
+        return self._meta().get("tokenizer", "porter")
+
+    @property
+    def identity(self) -> EmbedderIdentity | None:
+        """The embedder identity recorded in the index, or None (keyword-only so far)."""
+        return identity_of(self._meta())
+
+    def bind_identity(self, identity: EmbedderIdentity) -> None:
+        """Record ``identity`` in a keyword-only index, or check it matches the recorded one."""
+        recorded = self.identity
+        if recorded is not None:  # the common case needs no write lock
+            check_identity(recorded, identity, self.path)
+            return
+
+        def bind(conn: sqlite3.Connection) -> None:
+            recorded = identity_of(read_meta(conn))
+            if recorded is not None:
+                check_identity(recorded, identity, self.path)
+                return
+            rows = [("identity_provider", identity.provider), ("identity_model", identity.model),
+                    ("identity_dimensions", str(identity.dimensions))]  # fmt: skip
+            conn.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)", rows)
+            for (source,) in conn.execute("SELECT DISTINCT source FROM files").fetchall():
+                writes.mark_incomplete(conn, source)  # units written before any embedder
+
+        self._write(bind)
+
+    def _searchable(self, conn: sqlite3.Connection, dimensions: int | None) -> bool:
+        """Whether the index has vectors to search (checking the query's dimensions)."""
+        recorded = identity_of(read_meta(conn))
+        if recorded is None:
+            return False
+        if self.expected_identity is not None:
+            check_identity(recorded, self.expected_identity, self.path)
+        if dimensions is not None and dimensions != recorded.dimensions:
+            raise IndexMismatchError(
+                f"the query vector has {dimensions} dimensions but the index {str(self.path)!r} "
+                f"holds {recorded.dimensions}-dimensional vectors of {recorded.model!r}; "
+                f"{REBUILD_HINT}"
+            )
+        return True
+
+    # -- IndexReader -------------------------------------------------------------------------
+
+    def keyword_search(
+        self, query: KeywordQuery, sources: Sequence[str], kinds: Sequence[UnitKind], limit: int
+    ) -> dict[UnitKind, list[ScoredId]]:
+        """BM25 over the units' kept terms (``KeywordRanker``): the top ``limit`` of each
+        kind, score ``-bm25()`` of the OR of the query's tokens (>= 0), ties by lower id."""
+        wanted = list(dict.fromkeys(kinds))
+        if not sources or limit <= 0 or not query or not wanted:
+            return {kind: [] for kind in wanted}
+
+        def rank(conn: sqlite3.Connection) -> dict[UnitKind, list[tuple[int, float]]]:
+            catch_up(self.keywords, conn)
+            return self.keywords.search(self.keywords.terms_of(conn, query), sources, wanted, limit)
+
+        with self._lock:
+            found = self._snapshot(self._conn(), rank)
+        return {k: [ScoredId(uid, max(0.0, score)) for uid, score in found[k]] for k in wanted}
+
+    def keyword_coverage(self, query: KeywordQuery, unit_ids: Sequence[int]) -> dict[int, float]:
+        """For each unit, the share of the query's information it holds (its tokens'
+        ``smoothed_idf`` over all of the query's), comparable across queries."""
+        ids = list(dict.fromkeys(unit_ids))
+        if not ids or not query:
+            return dict.fromkeys(ids, 0.0)
+
+        def measure(conn: sqlite3.Connection) -> dict[int, float]:
+            catch_up(self.keywords, conn)
+            return self.keywords.coverage(self.keywords.terms_of(conn, query), ids)
+
+        with self._lock:
+            return self._snapshot(self._conn(), measure)
+
+    def vector_search(
+        self, query: Vector, sources: Sequence[str], kind: UnitKind, limit: int
+    ) -> list[ScoredId]:
+        """Nearest units by cosine similarity (``score`` in [-1, 1]); [] in keyword-only mode.
+
+        Runs on the vector connection: safe beside :meth:`keyword_search` in another thread.
+        """
+        if not sources or limit <= 0:
+            return []
+
+        def find(conn: sqlite3.Connection) -> list[ScoredId]:
+            if not self._searchable(conn, int(np.asarray(query).shape[-1])):
+                return []
+            catch_up(self.vectors, conn)
+            return self.vectors.search(conn, query, sources, kind, limit)
+
+        return self._vector_read(find)
+
+    def get_units(self, ids: Iterable[int]) -> dict[int, Unit]:
+        wanted = list(dict.fromkeys(ids))
+        out: dict[int, Unit] = {}
+
+        def fetch(conn: sqlite3.Connection) -> None:
+            for start in range(0, len(wanted), 500):
+                batch = wanted[start : start + 500]
+                out.update(
+                    (row[0], unit_of(row)) for row in conn.execute(units_sql(len(batch)), batch)
+                )
+
+        self._read(fetch)
+        return out
+
+    def get_vectors(self, ids: Iterable[int]) -> dict[int, Vector]:
+        wanted = list(dict.fromkeys(ids))
+        if not wanted or self.identity is None:
+            return {}
+        return self._read(lambda c: self.vectors.get(c, wanted))
+
+    def count_files(self, sources: Sequence[str]) -> int:
+        if not sources:
+            return 0
+        sql = f"SELECT count(*) FROM files WHERE source IN ({_marks(len(sources))})"
+        return int(self._read(lambda c: c.execute(sql, list(sources)).fetchone()[0]))
+
+    # -- IndexWriter -------------------------------------------------------------------------
+
+    def file_stamps(self, sources: Sequence[str]) -> dict[FileKey, FileStamp]:
+        """Every indexed file of ``sources`` in one query."""
+        if not sources:
+            return {}
+        sql = "SELECT source, path, sha256, size, mtime_ns FROM files WHERE source IN "
+        rows = self._read(
+            lambda c: c.execute(f"{sql}({_marks(len(sources))})", list(sources)).fetchall()
+        )
+        return {(r[0], r[1]): FileStamp(*r) for r in rows}
+
+    def write_files(
+        self, items: Sequence[FileWrite], identity: EmbedderIdentity | None = None
+    ) -> int:
+        """Bring the units (and vectors) of each file to ``items`` in one transaction;
+        returns units written. With ``identity``, the vectors also enter the embedding
+        cache under each unit's sha256."""
+        if not items:
+            return 0
+        recorded = self.identity
+        if any(w.vectors is not None for w in items) and recorded is None:
+            raise StoreError("vectors given but no embedder identity is bound; call bind_identity")
+        if identity is not None and recorded is not None:
+            check_identity(recorded, identity, self.path)
+
+        def write(conn: sqlite3.Connection) -> int:
+            tokens = Tokens(tokenizer_of(conn))
+            known = identity_of(read_meta(conn))
+            cache = identity is not None
+            return sum(writes.write_file(conn, item, known, cache, tokens) for item in items)
+
+        return self._write(write)
+
+    def move_files(self, moves: Sequence[tuple[FileKey, FileStamp]]) -> list[FileKey]:
+        """Rename files (same content): units keep their text, ids and vectors. Returns the
+        old keys no longer in the index (moved or deleted by another process first)."""
+        if not moves:
+            return []
+        return self._write(
+            lambda c: [old for old, new in moves if not writes.move_file(c, old, new)]
+        )
+
+    def delete_files(self, keys: Sequence[FileKey]) -> None:
+        """Remove files and their units and vectors from the index."""
+
+        def delete(conn: sqlite3.Connection) -> None:
+            for key in keys:
+                writes.delete_file(conn, key)
+
+        if keys:
+            self._write(delete)
+
+    def update_stamps(self, stamps: Sequence[FileStamp]) -> None:
+        """Record a new size/mtime for files whose content hash did not change."""
+        if stamps:
+            self._write(lambda c: writes.update_stamps(c, stamps))
+
+    def files_missing_vectors(self, sources: Sequence[str]) -> set[FileKey]:
+        """Files of ``sources`` with units that have no vector (written keyword-only).
+
+        Costs one meta read unless a keyword-only write was recorded for a source.
+        """
+        meta = self._meta()
+        flagged = [s for s in sources if f"vectors_incomplete:{s}" in meta]
+        if not flagged or identity_of(meta) is None:
+            return set()
+        sql = "SELECT DISTINCT source, path FROM units WHERE vector_id IS NULL AND source IN "
+        rows = self._read(lambda c: c.execute(f"{sql}({_marks(len(flagged))})", flagged).fetchall())
+        return {(r[0], r[1]) for r in rows}
+
+    def mark_vectors_complete(self, sources: Sequence[str]) -> None:
+        """Forget the keyword-only marks of ``sources`` (after a sync with an embedder)."""
+        keys = [(f"vectors_incomplete:{s}",) for s in sources]
+        if any(k in self._meta() for (k,) in keys):
+            self._write(lambda c: c.executemany("DELETE FROM meta WHERE key = ?", keys))
+
+    def cached_vectors(
+        self, identity: EmbedderIdentity, hashes: Iterable[str]
+    ) -> dict[str, Vector]:
+        """Vectors from the embedding cache for these text hashes (misses are absent)."""
+        wanted = list(dict.fromkeys(hashes))
+        out: dict[str, Vector] = {}
+        sql = ("SELECT text_sha256, vector FROM embeddings WHERE provider = ? AND model = ? "
+               "AND dimensions = ? AND text_sha256 IN ({})")  # fmt: skip
+
+        def fetch(conn: sqlite3.Connection) -> None:
+            for start in range(0, len(wanted), 500):
+                batch = wanted[start : start + 500]
+                args = (identity.provider, identity.model, identity.dimensions, *batch)
+                rows = conn.execute(sql.format(_marks(len(batch))), args)
+                out.update((h, np.frombuffer(blob, dtype=np.float32).copy()) for h, blob in rows)
+
+        self._read(fetch)
+        return out
+
+    def clear(self, *, keep_cache: bool = True, tokenizer: str | None = None) -> None:
+        """Empty the index (files, units, vectors, identity); optionally switch the tokenizer."""
+        if tokenizer is not None and tokenizer not in TOKENIZERS:
+            raise InvalidInputError(
+                f"unknown tokenizer {tokenizer!r}; use one of {sorted(TOKENIZERS)}"
+            )
+
+        def clear(conn: sqlite3.Connection) -> None:
+            for table in ("units", "file_terms", "files"):
+                conn.execute(f"DELETE FROM {table}")
+            if not keep_cache:
+                conn.execute("DELETE FROM embeddings")
+            conn.execute(
+                "DELETE FROM meta WHERE key LIKE 'identity_%' OR key LIKE 'vectors_incomplete:%'"
+            )
+            if tokenizer is not None:
+                _set_tokenizer(conn, tokenizer)
+            drop_tags(conn)
+            reset_log(conn)
+
+        self._write(clear)
+        remove_other_files(self.path, "*", None)  # every kind's graph: its tag is gone
+
+    def optimize(self, progress: Callable[[str], None] | None = None) -> list[str]:
+        """Build the vector graph of each unit kind that needs one; returns the kinds built.
+
+        Reads each kind's vectors from the table in one read transaction on a connection
+        of its own (``graph.build_graphs``); takes minutes at a million rows on two cores.
+        Searches in other processes keep using what they have until the new tag commits.
+        """
+        if self.graph_min_rows <= 0 or self.identity is None:
+            return []
+        started = time.perf_counter()
+        built = build_graphs(self.path, self.graph_min_rows, progress, self._write)
+        if built:
+            log.info("vector graphs of %s built in %.1f s", built, time.perf_counter() - started)
+        return built
+
+    def stats(self) -> IndexStats:
+        def count(conn: sqlite3.Connection) -> dict[str, int]:
+            sql = {
+                "files": "SELECT count(*) FROM files",
+                "chunks": "SELECT count(*) FROM units WHERE kind = 'chunk'",
+                "blocks": "SELECT count(*) FROM units WHERE kind = 'block'",
+                "cache": "SELECT count(*) FROM embeddings WHERE text_sha256 IS NOT NULL",
+                "vectors": "SELECT count(*) FROM units WHERE vector_id IS NOT NULL",
+            }
+            return {k: int(conn.execute(q).fetchone()[0]) for k, q in sql.items()}
+
+        counts, meta, tags = self._read(lambda c: (count(c), read_meta(c), read_tags(c)))
+        db = self._conn()
+        return IndexStats(
+            files=counts["files"],
+            chunks=counts["chunks"],
+            blocks=counts["blocks"],
+            vectors=counts["vectors"],
+            cached_embeddings=counts["cache"],
+            identity=identity_of(meta),
+            vector_backend="numpy",
+            db_path=str(self.path),
+            extra={
+                "tokenizer": meta.get("tokenizer", "porter"),
+                "driver": db.driver,
+                "vector_memory_bytes": self.vectors.nbytes,
+                "vector_full_loads": self.vectors.full_loads,
+                "keyword_memory_bytes": self.keywords.nbytes,
+                "keyword_full_loads": self.keywords.full_loads,
+                "vector_graphs": {kind: tag.rows for kind, tag in tags.items()},
+            },
+        )
+
+
+def _set_tokenizer(conn: sqlite3.Connection, tokenizer: str) -> None:
+    conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('tokenizer', ?)", (tokenizer,))
+    reset_log(conn)  # the engines tokenise queries as the index does: they reload

@@ -165,6 +165,35 @@ def retry_locked(fn: Callable[[], T], errors: tuple[type[Exception], ...]) -> T:
             delay = min(delay * 2, 0.5)
 
 
+def run(
+    db: Connection,
+    path: Path,
+    fn: Callable[[sqlite3.Connection], T],
+    begin: str | None = None,
+    what: str = "index database",
+) -> T:
+    """``fn(conn)``, retried as a whole while the database is locked, inside one transaction
+    opened with ``begin`` (``BEGIN``: a snapshot; ``BEGIN IMMEDIATE``: a write, rolled back
+    when ``fn`` raises; None: none). The driver's errors become memdir's."""
+
+    def attempt() -> T:
+        if begin is None:
+            return fn(db.conn)
+        db.conn.execute(begin)
+        try:
+            result = fn(db.conn)
+        except BaseException:
+            db.conn.execute("ROLLBACK")
+            raise
+        db.conn.execute("COMMIT")
+        return result
+
+    try:
+        return retry_locked(attempt, db.errors)
+    except db.errors as exc:
+        raise database_error(path, exc, what) from exc
+
+
 def delete_database(path: Path) -> None:
     """Remove the database file and its WAL/SHM companions (used by rebuild)."""
     for suffix in ("", "-wal", "-shm", "-journal"):

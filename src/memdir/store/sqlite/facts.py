@@ -47,7 +47,7 @@ from memdir.store.fact_rows import (
     retired_from_row,
     where_admitted,
 )
-from memdir.store.sqlite.connect import Connection, connect, database_error, retry_locked
+from memdir.store.sqlite.connect import Connection, connect, database_error, retry_locked, run
 from memdir.store.sqlite.migrations import FACT_MIGRATIONS, advance
 from memdir.store.times import to_us
 
@@ -139,24 +139,14 @@ class SqliteFactStore:
         return self._db
 
     def _run(self, fn: Callable[[sqlite3.Connection], T], write: bool) -> T:
-        def attempt(conn: sqlite3.Connection) -> T:
-            if not write:
-                return fn(conn)
-            conn.execute("BEGIN IMMEDIATE")
-            try:
-                result = fn(conn)
-            except BaseException:
-                conn.execute("ROLLBACK")
-                raise
-            conn.execute("COMMIT")
-            self._writes += 1
-            return result
-
         with self._lock:
             db = self._conn()
             if self._in_transaction:  # inside transaction(): join it, never retry half of it
                 return self._translated(db, lambda: fn(db.conn))
-            return self._translated(db, lambda: retry_locked(lambda: attempt(db.conn), db.errors))
+            begin = "BEGIN IMMEDIATE" if write else None
+            result = run(db, self.path, fn, begin, "facts database")
+            self._writes += write
+            return result
 
     def _translated(self, db: Connection, fn: Callable[[], T]) -> T:
         try:

@@ -1,14 +1,23 @@
-"""Reading the small shared rows back: ``meta`` (tokenizer, embedder identity) and units."""
+"""Read-side SQL of the SQLite index: ``meta`` (tokenizer, embedder identity), files, units,
+cached vectors and counts. Every function runs on the caller's connection."""
 
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
+import numpy as np
+
 from memdir.errors import IndexMismatchError
-from memdir.store.contracts import EmbedderIdentity, Unit
+from memdir.store.contracts import EmbedderIdentity, FileKey, FileStamp, Unit, Vector
 from memdir.store.sqlite.connect import REBUILD_HINT
+
+BATCH = 500  # ids per `IN (...)` query
+
+
+def marks(count: int) -> str:
+    return ", ".join("?" * count)
 
 
 def read_meta(conn: sqlite3.Connection) -> dict[str, str]:
@@ -64,3 +73,75 @@ def unit_of(row: Sequence[object]) -> Unit:
         sha256=str(sha),
         file_mtime=float(mtime),  # type: ignore[arg-type]
     )
+
+
+def searchable(
+    conn: sqlite3.Connection, expected: EmbedderIdentity | None, dimensions: int | None, path: Path
+) -> bool:
+    """Whether the index has vectors to search (checking ``expected`` and the query's
+    dimensions against the recorded embedder)."""
+    recorded = identity_of(read_meta(conn))
+    if recorded is None:
+        return False
+    if expected is not None:
+        check_identity(recorded, expected, path)
+    if dimensions is not None and dimensions != recorded.dimensions:
+        raise IndexMismatchError(
+            f"the query vector has {dimensions} dimensions but the index {str(path)!r} "
+            f"holds {recorded.dimensions}-dimensional vectors of {recorded.model!r}; "
+            f"{REBUILD_HINT}"
+        )
+    return True
+
+
+def fetch_units(conn: sqlite3.Connection, ids: Sequence[int]) -> dict[int, Unit]:
+    out: dict[int, Unit] = {}
+    for start in range(0, len(ids), BATCH):
+        batch = ids[start : start + BATCH]
+        out.update((row[0], unit_of(row)) for row in conn.execute(units_sql(len(batch)), batch))
+    return out
+
+
+def count_files(conn: sqlite3.Connection, sources: Sequence[str]) -> int:
+    sql = f"SELECT count(*) FROM files WHERE source IN ({marks(len(sources))})"
+    return int(conn.execute(sql, list(sources)).fetchone()[0])
+
+
+def file_stamps(conn: sqlite3.Connection, sources: Sequence[str]) -> dict[FileKey, FileStamp]:
+    sql = "SELECT source, path, sha256, size, mtime_ns FROM files WHERE source IN "
+    rows = conn.execute(f"{sql}({marks(len(sources))})", list(sources)).fetchall()
+    return {(r[0], r[1]): FileStamp(*r) for r in rows}
+
+
+def files_missing_vectors(conn: sqlite3.Connection, sources: Sequence[str]) -> set[FileKey]:
+    sql = "SELECT DISTINCT source, path FROM units WHERE vector_id IS NULL AND source IN "
+    rows = conn.execute(f"{sql}({marks(len(sources))})", list(sources)).fetchall()
+    return {(r[0], r[1]) for r in rows}
+
+
+def cached_vectors(
+    conn: sqlite3.Connection, identity: EmbedderIdentity, hashes: Iterable[str]
+) -> dict[str, Vector]:
+    """Vectors from the embedding cache for these text hashes (misses are absent)."""
+    wanted = list(dict.fromkeys(hashes))
+    out: dict[str, Vector] = {}
+    sql = ("SELECT text_sha256, vector FROM embeddings WHERE provider = ? AND model = ? "
+           "AND dimensions = ? AND text_sha256 IN ({})")  # fmt: skip
+    for start in range(0, len(wanted), BATCH):
+        batch = wanted[start : start + BATCH]
+        args = (identity.provider, identity.model, identity.dimensions, *batch)
+        rows = conn.execute(sql.format(marks(len(batch))), args)
+        out.update((h, np.frombuffer(blob, dtype=np.float32).copy()) for h, blob in rows)
+    return out
+
+
+def counts(conn: sqlite3.Connection) -> dict[str, int]:
+    """Rows of the index by what they are (``IndexStats``)."""
+    sql = {
+        "files": "SELECT count(*) FROM files",
+        "chunks": "SELECT count(*) FROM units WHERE kind = 'chunk'",
+        "blocks": "SELECT count(*) FROM units WHERE kind = 'block'",
+        "cache": "SELECT count(*) FROM embeddings WHERE text_sha256 IS NOT NULL",
+        "vectors": "SELECT count(*) FROM units WHERE vector_id IS NOT NULL",
+    }
+    return {k: int(conn.execute(q).fetchone()[0]) for k, q in sql.items()}

@@ -19,8 +19,7 @@ import logging
 import sqlite3
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from types import TracebackType
 from typing import TypeVar
@@ -40,32 +39,22 @@ from memdir.store.contracts import (
     UnitKind,
     Vector,
 )
-from memdir.store.sqlite import writes
-from memdir.store.sqlite.changelog import catch_up, reset_log
+from memdir.store.sqlite import rows, writes
+from memdir.store.sqlite.changelog import catch_up
 from memdir.store.sqlite.connect import (
     READER_CACHE_KIB,
     REBUILD_HINT,
     Connection,
     connect,
-    database_error,
     delete_database,
-    retry_locked,
+    run,
 )
 from memdir.store.sqlite.keywords.ranker import KeywordRanker
 from memdir.store.sqlite.keywords.terms import TOKENIZERS, Tokens
 from memdir.store.sqlite.migrations import MIGRATIONS, advance, pending
-from memdir.store.sqlite.rows import (
-    check_identity,
-    identity_of,
-    read_meta,
-    tokenizer_of,
-    unit_of,
-    units_sql,
-)
 from memdir.store.sqlite.vectors.graph import (
     GRAPH_MIN_ROWS,
     build_graphs,
-    drop_tags,
     read_tags,
     remove_other_files,
 )
@@ -73,10 +62,6 @@ from memdir.store.sqlite.vectors.search import VectorSearch
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
-
-
-def _marks(count: int) -> str:
-    return ", ".join("?" * count)
 
 
 class SqliteStore:
@@ -175,7 +160,7 @@ class SqliteStore:
                 f"the index {where!r} was built with the {recorded!r} tokenizer, not "
                 f"{wanted!r}; {REBUILD_HINT} to rebuild it with {wanted!r}"
             )
-        self._write(lambda c: _set_tokenizer(c, wanted))
+        self._write(lambda c: writes.set_tokenizer(c, wanted))
 
     # -- transactions ------------------------------------------------------------------------
 
@@ -184,29 +169,13 @@ class SqliteStore:
             raise StoreError(f"the index store {str(self.path)!r} is not open; call open() first")
         return self._db
 
-    @contextmanager
-    def _translated(self, db: Connection) -> Iterator[Connection]:
-        try:
-            yield db
-        except db.errors as exc:
-            raise database_error(self.path, exc) from exc
-
     def _read(self, fn: Callable[[sqlite3.Connection], T]) -> T:
-        with self._lock, self._translated(self._conn()) as db:
-            return retry_locked(lambda: fn(db.conn), db.errors)
+        with self._lock:
+            return run(self._conn(), self.path, fn)
 
     def _snapshot(self, db: Connection, fn: Callable[[sqlite3.Connection], T]) -> T:
         """``fn`` in one read transaction (one consistent view of every table)."""
-
-        def attempt(conn: sqlite3.Connection) -> T:
-            conn.execute("BEGIN")
-            try:
-                return fn(conn)
-            finally:
-                conn.execute("COMMIT")
-
-        with self._translated(db):
-            return retry_locked(lambda: attempt(db.conn), db.errors)
+        return run(db, self.path, fn, "BEGIN")
 
     def _vector_read(self, fn: Callable[[sqlite3.Connection], T]) -> T:
         """A snapshot on the vector connection (opened on first use)."""
@@ -218,24 +187,13 @@ class SqliteStore:
 
     def _write(self, fn: Callable[[sqlite3.Connection], T]) -> T:
         """Run ``fn`` in one ``BEGIN IMMEDIATE`` transaction, retried as a whole when locked."""
-
-        def attempt(conn: sqlite3.Connection) -> T:
-            conn.execute("BEGIN IMMEDIATE")
-            try:
-                result = fn(conn)
-            except BaseException:
-                conn.execute("ROLLBACK")
-                raise
-            conn.execute("COMMIT")
-            return result
-
-        with self._lock, self._translated(self._conn()) as db:
-            return retry_locked(lambda: attempt(db.conn), db.errors)
+        with self._lock:
+            return run(self._conn(), self.path, fn, "BEGIN IMMEDIATE")
 
     # -- meta and identity -------------------------------------------------------------------
 
     def _meta(self) -> dict[str, str]:
-        return self._read(read_meta)
+        return self._read(rows.read_meta)
 
     @property
     def tokenizer(self) -> str:
@@ -244,42 +202,16 @@ class SqliteStore:
     @property
     def identity(self) -> EmbedderIdentity | None:
         """The embedder identity recorded in the index, or None (keyword-only so far)."""
-        return identity_of(self._meta())
+        return rows.identity_of(self._meta())
 
     def bind_identity(self, identity: EmbedderIdentity) -> None:
         """Record ``identity`` in a keyword-only index, or check it matches the recorded one."""
         recorded = self.identity
         if recorded is not None:  # the common case needs no write lock
-            check_identity(recorded, identity, self.path)
+            rows.check_identity(recorded, identity, self.path)
             return
 
-        def bind(conn: sqlite3.Connection) -> None:
-            recorded = identity_of(read_meta(conn))
-            if recorded is not None:
-                check_identity(recorded, identity, self.path)
-                return
-            rows = [("identity_provider", identity.provider), ("identity_model", identity.model),
-                    ("identity_dimensions", str(identity.dimensions))]  # fmt: skip
-            conn.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)", rows)
-            for (source,) in conn.execute("SELECT DISTINCT source FROM files").fetchall():
-                writes.mark_incomplete(conn, source)  # units written before any embedder
-
-        self._write(bind)
-
-    def _searchable(self, conn: sqlite3.Connection, dimensions: int | None) -> bool:
-        """Whether the index has vectors to search (checking the query's dimensions)."""
-        recorded = identity_of(read_meta(conn))
-        if recorded is None:
-            return False
-        if self.expected_identity is not None:
-            check_identity(recorded, self.expected_identity, self.path)
-        if dimensions is not None and dimensions != recorded.dimensions:
-            raise IndexMismatchError(
-                f"the query vector has {dimensions} dimensions but the index {str(self.path)!r} "
-                f"holds {recorded.dimensions}-dimensional vectors of {recorded.model!r}; "
-                f"{REBUILD_HINT}"
-            )
-        return True
+        self._write(lambda c: writes.bind_identity(c, identity, self.path))
 
     # -- IndexReader -------------------------------------------------------------------------
 
@@ -325,7 +257,8 @@ class SqliteStore:
             return []
 
         def find(conn: sqlite3.Connection) -> list[ScoredId]:
-            if not self._searchable(conn, int(np.asarray(query).shape[-1])):
+            dimensions = int(np.asarray(query).shape[-1])
+            if not rows.searchable(conn, self.expected_identity, dimensions, self.path):
                 return []
             catch_up(self.vectors, conn)
             return self.vectors.search(conn, query, sources, kind, limit)
@@ -334,17 +267,7 @@ class SqliteStore:
 
     def get_units(self, ids: Iterable[int]) -> dict[int, Unit]:
         wanted = list(dict.fromkeys(ids))
-        out: dict[int, Unit] = {}
-
-        def fetch(conn: sqlite3.Connection) -> None:
-            for start in range(0, len(wanted), 500):
-                batch = wanted[start : start + 500]
-                out.update(
-                    (row[0], unit_of(row)) for row in conn.execute(units_sql(len(batch)), batch)
-                )
-
-        self._read(fetch)
-        return out
+        return self._read(lambda c: rows.fetch_units(c, wanted))
 
     def get_vectors(self, ids: Iterable[int]) -> dict[int, Vector]:
         wanted = list(dict.fromkeys(ids))
@@ -355,8 +278,7 @@ class SqliteStore:
     def count_files(self, sources: Sequence[str]) -> int:
         if not sources:
             return 0
-        sql = f"SELECT count(*) FROM files WHERE source IN ({_marks(len(sources))})"
-        return int(self._read(lambda c: c.execute(sql, list(sources)).fetchone()[0]))
+        return self._read(lambda c: rows.count_files(c, sources))
 
     # -- IndexWriter -------------------------------------------------------------------------
 
@@ -364,11 +286,7 @@ class SqliteStore:
         """Every indexed file of ``sources`` in one query."""
         if not sources:
             return {}
-        sql = "SELECT source, path, sha256, size, mtime_ns FROM files WHERE source IN "
-        rows = self._read(
-            lambda c: c.execute(f"{sql}({_marks(len(sources))})", list(sources)).fetchall()
-        )
-        return {(r[0], r[1]): FileStamp(*r) for r in rows}
+        return self._read(lambda c: rows.file_stamps(c, sources))
 
     def write_files(
         self, items: Sequence[FileWrite], identity: EmbedderIdentity | None = None
@@ -382,11 +300,11 @@ class SqliteStore:
         if any(w.vectors is not None for w in items) and recorded is None:
             raise StoreError("vectors given but no embedder identity is bound; call bind_identity")
         if identity is not None and recorded is not None:
-            check_identity(recorded, identity, self.path)
+            rows.check_identity(recorded, identity, self.path)
 
         def write(conn: sqlite3.Connection) -> int:
-            tokens = Tokens(tokenizer_of(conn))
-            known = identity_of(read_meta(conn))
+            tokens = Tokens(rows.tokenizer_of(conn))
+            known = rows.identity_of(rows.read_meta(conn))
             cache = identity is not None
             return sum(writes.write_file(conn, item, known, cache, tokens) for item in items)
 
@@ -423,11 +341,9 @@ class SqliteStore:
         """
         meta = self._meta()
         flagged = [s for s in sources if f"vectors_incomplete:{s}" in meta]
-        if not flagged or identity_of(meta) is None:
+        if not flagged or rows.identity_of(meta) is None:
             return set()
-        sql = "SELECT DISTINCT source, path FROM units WHERE vector_id IS NULL AND source IN "
-        rows = self._read(lambda c: c.execute(f"{sql}({_marks(len(flagged))})", flagged).fetchall())
-        return {(r[0], r[1]) for r in rows}
+        return self._read(lambda c: rows.files_missing_vectors(c, flagged))
 
     def mark_vectors_complete(self, sources: Sequence[str]) -> None:
         """Forget the keyword-only marks of ``sources`` (after a sync with an embedder)."""
@@ -439,20 +355,7 @@ class SqliteStore:
         self, identity: EmbedderIdentity, hashes: Iterable[str]
     ) -> dict[str, Vector]:
         """Vectors from the embedding cache for these text hashes (misses are absent)."""
-        wanted = list(dict.fromkeys(hashes))
-        out: dict[str, Vector] = {}
-        sql = ("SELECT text_sha256, vector FROM embeddings WHERE provider = ? AND model = ? "
-               "AND dimensions = ? AND text_sha256 IN ({})")  # fmt: skip
-
-        def fetch(conn: sqlite3.Connection) -> None:
-            for start in range(0, len(wanted), 500):
-                batch = wanted[start : start + 500]
-                args = (identity.provider, identity.model, identity.dimensions, *batch)
-                rows = conn.execute(sql.format(_marks(len(batch))), args)
-                out.update((h, np.frombuffer(blob, dtype=np.float32).copy()) for h, blob in rows)
-
-        self._read(fetch)
-        return out
+        return self._read(lambda c: rows.cached_vectors(c, identity, hashes))
 
     def clear(self, *, keep_cache: bool = True, tokenizer: str | None = None) -> None:
         """Empty the index (files, units, vectors, identity); optionally switch the tokenizer."""
@@ -461,20 +364,7 @@ class SqliteStore:
                 f"unknown tokenizer {tokenizer!r}; use one of {sorted(TOKENIZERS)}"
             )
 
-        def clear(conn: sqlite3.Connection) -> None:
-            for table in ("units", "file_terms", "files"):
-                conn.execute(f"DELETE FROM {table}")
-            if not keep_cache:
-                conn.execute("DELETE FROM embeddings")
-            conn.execute(
-                "DELETE FROM meta WHERE key LIKE 'identity_%' OR key LIKE 'vectors_incomplete:%'"
-            )
-            if tokenizer is not None:
-                _set_tokenizer(conn, tokenizer)
-            drop_tags(conn)
-            reset_log(conn)
-
-        self._write(clear)
+        self._write(lambda c: writes.clear(c, keep_cache, tokenizer))
         remove_other_files(self.path, "*", None)  # every kind's graph: its tag is gone
 
     def optimize(self, progress: Callable[[str], None] | None = None) -> list[str]:
@@ -493,17 +383,7 @@ class SqliteStore:
         return built
 
     def stats(self) -> IndexStats:
-        def count(conn: sqlite3.Connection) -> dict[str, int]:
-            sql = {
-                "files": "SELECT count(*) FROM files",
-                "chunks": "SELECT count(*) FROM units WHERE kind = 'chunk'",
-                "blocks": "SELECT count(*) FROM units WHERE kind = 'block'",
-                "cache": "SELECT count(*) FROM embeddings WHERE text_sha256 IS NOT NULL",
-                "vectors": "SELECT count(*) FROM units WHERE vector_id IS NOT NULL",
-            }
-            return {k: int(conn.execute(q).fetchone()[0]) for k, q in sql.items()}
-
-        counts, meta, tags = self._read(lambda c: (count(c), read_meta(c), read_tags(c)))
+        counts, meta, tags = self._read(lambda c: (rows.counts(c), rows.read_meta(c), read_tags(c)))
         db = self._conn()
         return IndexStats(
             files=counts["files"],
@@ -511,7 +391,7 @@ class SqliteStore:
             blocks=counts["blocks"],
             vectors=counts["vectors"],
             cached_embeddings=counts["cache"],
-            identity=identity_of(meta),
+            identity=rows.identity_of(meta),
             vector_backend="numpy",
             db_path=str(self.path),
             extra={
@@ -524,8 +404,3 @@ class SqliteStore:
                 "vector_graphs": {kind: tag.rows for kind, tag in tags.items()},
             },
         )
-
-
-def _set_tokenizer(conn: sqlite3.Connection, tokenizer: str) -> None:
-    conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('tokenizer', ?)", (tokenizer,))
-    reset_log(conn)  # the engines tokenise queries as the index does: they reload

@@ -11,12 +11,15 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Sequence
+from pathlib import Path
 
 import numpy as np
 
 from memdir.store.contracts import EmbedderIdentity, FileKey, FileStamp, FileWrite, Unit, Vector
-from memdir.store.sqlite.changelog import record_changes
+from memdir.store.sqlite.changelog import record_changes, reset_log
 from memdir.store.sqlite.keywords.terms import Tokens, read_terms, write_terms
+from memdir.store.sqlite.rows import check_identity, identity_of, read_meta
+from memdir.store.sqlite.vectors.graph import drop_tags
 
 UnitKey = tuple[str, int, int, str, str, str]
 
@@ -151,3 +154,36 @@ def update_stamps(conn: sqlite3.Connection, stamps: Sequence[FileStamp]) -> None
         "UPDATE files SET size = ?, mtime = ?, mtime_ns = ? WHERE source = ? AND path = ?",
         [(s.size, s.mtime, s.mtime_ns, s.source, s.path) for s in stamps],
     )
+
+
+def bind_identity(conn: sqlite3.Connection, identity: EmbedderIdentity, path: Path) -> None:
+    """Record ``identity`` in a keyword-only index, or check it matches the recorded one;
+    units written before any embedder are marked for the next sync to embed."""
+    recorded = identity_of(read_meta(conn))
+    if recorded is not None:
+        check_identity(recorded, identity, path)
+        return
+    rows = [("identity_provider", identity.provider), ("identity_model", identity.model),
+            ("identity_dimensions", str(identity.dimensions))]  # fmt: skip
+    conn.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)", rows)
+    for (source,) in conn.execute("SELECT DISTINCT source FROM files").fetchall():
+        mark_incomplete(conn, source)
+
+
+def clear(conn: sqlite3.Connection, keep_cache: bool, tokenizer: str | None) -> None:
+    """Empty the index (files, units, terms, identity, graph tags; the embedding cache
+    unless ``keep_cache`` is false) and start a new change-log epoch."""
+    for table in ("units", "file_terms", "files"):
+        conn.execute(f"DELETE FROM {table}")
+    if not keep_cache:
+        conn.execute("DELETE FROM embeddings")
+    conn.execute("DELETE FROM meta WHERE key LIKE 'identity_%' OR key LIKE 'vectors_incomplete:%'")
+    if tokenizer is not None:
+        set_tokenizer(conn, tokenizer)
+    drop_tags(conn)
+    reset_log(conn)
+
+
+def set_tokenizer(conn: sqlite3.Connection, tokenizer: str) -> None:
+    conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('tokenizer', ?)", (tokenizer,))
+    reset_log(conn)  # the engines tokenise queries as the index does: they reload

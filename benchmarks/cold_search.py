@@ -34,13 +34,17 @@ from typing import Any  # noqa: E402
 
 
 def _rss_mb() -> dict[str, float]:
-    """Current (VmRSS) and peak (ru_maxrss) resident set size of this process."""
-    current = 0.0
+    """Resident set size of this process now (VmRSS; its anonymous part, the heap, and
+    its file-backed part, pages of memory-mapped files such as a vector graph) and at
+    its peak (ru_maxrss)."""
+    fields = {"VmRSS:": "rss_mb", "RssAnon:": "anon_mb", "RssFile:": "file_mb"}
+    out: dict[str, float] = {}
     for line in Path("/proc/self/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            current = int(line.split()[1]) / 1024
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    return {"rss_mb": round(current, 1), "peak_rss_mb": round(peak, 1)}
+        name = line.split(":")[0] + ":"
+        if name in fields:
+            out[fields[name]] = round(int(line.split()[1]) / 1024, 1)
+    out["peak_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
+    return out
 
 
 def step_index(work: Path, chunks: int) -> dict[str, Any]:

@@ -50,13 +50,41 @@ def limit_malloc_arenas(arenas: int = 2) -> bool:
     90 s of mixed use, flat with 2 arenas, same latency). Call it before threads
     start. Returns whether it applied (glibc only; elsewhere it does nothing).
     """
-    name = ctypes.util.find_library("c")
-    if os.environ.get("MALLOC_ARENA_MAX") or name is None or "libc.so" not in name:
+    libc = None if os.environ.get("MALLOC_ARENA_MAX") else _libc()
+    if libc is None:
         return False
     try:
-        libc = ctypes.CDLL(name)
         applied = bool(libc.mallopt(_M_ARENA_MAX, arenas))
-    except (OSError, AttributeError):
+    except AttributeError:
         return False
     logger.debug("malloc arenas limited to %d: %s", arenas, applied)
     return applied
+
+
+def _libc() -> ctypes.CDLL | None:
+    name = ctypes.util.find_library("c")
+    if name is None or "libc.so" not in name:
+        return None
+    try:
+        return ctypes.CDLL(name)
+    except OSError:
+        return None
+
+
+def release_free_memory() -> bool:
+    """Hand the heap memory this process has freed back to the OS (glibc's ``malloc_trim``).
+
+    After a large transient allocation (loading an index's terms builds and sorts
+    arrays several times the size of what is kept) glibc keeps the freed pages: a
+    search process at 1.13M units held 893 MB after its first keyword search, 353 MB
+    after a trim. Cheap next to such a load; call it after one, not per request.
+    Returns whether it ran (glibc only; elsewhere it does nothing).
+    """
+    libc = _libc()
+    if libc is None:
+        return False
+    try:
+        libc.malloc_trim(0)
+    except AttributeError:
+        return False
+    return True

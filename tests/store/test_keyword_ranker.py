@@ -20,8 +20,8 @@ from store_support import fts5_ranking
 
 from keyword_support import words
 from memdir.store import FileStamp, FileWrite, KeywordQuery, SqliteStore, Unit, UnitKind
-from memdir.store.sqlite.keywords.ranker import KeywordRanker, best_first
-from memdir.store.sqlite.keywords.terms import term_hash
+from memdir.store.sqlite.keywords.ranker import KeywordRanker, Postings, best_first
+from memdir.store.sqlite.keywords.terms import FileTerms, term_hash
 from memdir.store.sqlite.migrations import MIGRATIONS, advance
 
 WORDS = [
@@ -279,3 +279,32 @@ def test_term_hash_is_stable() -> None:
 def test_an_empty_ranker_answers_empty() -> None:
     ranker = KeywordRanker()
     assert ranker.search([term_hash("tea")], ["global"], BOTH, 5) == {"block": [], "chunk": []}
+
+
+def _file_terms(file_id: int) -> FileTerms:
+    return FileTerms(
+        file_id=file_id,
+        units=np.array([2 * file_id, 2 * file_id + 1], dtype=np.int64),
+        kinds=np.array([0, 1], dtype=np.int8),
+        lengths=np.array([3, 2], dtype=np.int32),
+        sizes=np.array([2, 1], dtype=np.int32),
+        terms=np.array([50 + file_id, 7, 50 + file_id], dtype=np.int64),
+        counts=np.array([1, 2, 3], dtype=np.int32),
+    )
+
+
+def test_postings_gathered_past_their_expected_count_make_the_same_segment() -> None:
+    exact, short = Postings(9), Postings(1)
+    for file_id in range(3):
+        exact.add(_file_terms(file_id))
+        short.add(_file_terms(file_id))
+    one, other = exact.segment(), short.segment()
+    for a, b in zip((one.keys, one.starts, one.docs, one.counts),
+                    (other.keys, other.starts, other.docs, other.counts), strict=True):  # fmt: skip
+        assert np.array_equal(a, b)
+    docs, counts = one.postings(7)
+    assert docs.tolist() == [0, 2, 4]
+    assert counts.tolist() == [2, 2, 2]
+    docs, counts = one.postings(51)
+    assert docs.tolist() == [2, 3]
+    assert counts.tolist() == [1, 3]

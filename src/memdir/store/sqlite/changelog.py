@@ -33,6 +33,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
+from memdir.machine import release_free_memory
+
 KEEP = 50_000  # newest entries kept; an engine further behind reloads in full
 RELOAD_SHARE = 0.25  # more changed files than this share of those held: reload in full
 RELOAD_MIN = 100  # ... and more than this many
@@ -126,12 +128,17 @@ def catch_up(engine: Engine, conn: sqlite3.Connection) -> LogState:
     now = log_state(conn)
     seen = engine.position
     if seen is None or not now.reaches(seen):
-        engine.reload(conn)
+        _reload(engine, conn)
     elif now.high > seen.seq:
         changed = changed_since(conn, seen.seq)
         if len(changed) > max(RELOAD_MIN, RELOAD_SHARE * engine.files_held):
-            engine.reload(conn)
+            _reload(engine, conn)
         else:
             engine.apply(conn, changed)
     engine.position = now.position
     return now
+
+
+def _reload(engine: Engine, conn: sqlite3.Connection) -> None:
+    engine.reload(conn)
+    release_free_memory()  # a load's transient arrays are several times what it keeps

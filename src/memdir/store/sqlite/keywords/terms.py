@@ -224,6 +224,12 @@ def read_terms(conn: sqlite3.Connection, file_ids: Sequence[int] | None) -> Iter
         )
 
 
+def count_postings(conn: sqlite3.Connection) -> int:
+    """Postings in the whole table (from the blobs' lengths; their bytes are not read)."""
+    row = conn.execute("SELECT coalesce(sum(length(counts)), 0) FROM file_terms").fetchone()
+    return int(row[0]) // np.dtype(np.int32).itemsize
+
+
 MISSING = "SELECT id FROM files WHERE id NOT IN (SELECT file_id FROM file_terms)"
 
 

@@ -43,7 +43,15 @@ def _inside(real_root: Path, path: Path) -> Path | None:
     return None
 
 
-def _walk(real_root: Path, folder: Path, relative: str, seen: set[Path]) -> Iterator[MemoryFile]:
+def _walk(
+    real_root: Path, folder: Path, real_folder: Path, relative: str, seen: set[Path]
+) -> Iterator[MemoryFile]:
+    """The Markdown files under ``folder`` (whose real location is ``real_folder``).
+
+    Only symlinks are resolved: any other entry's real location is its real folder's
+    plus its name, and ``os.scandir`` already knows its type (a walk of a folder of
+    many notes made one ``realpath``, a system call per path component, per file).
+    """
     try:
         entries = sorted(os.scandir(folder), key=lambda entry: entry.name)
     except OSError as exc:
@@ -54,14 +62,19 @@ def _walk(real_root: Path, folder: Path, relative: str, seen: set[Path]) -> Iter
             continue
         path = folder / entry.name
         child = f"{relative}/{entry.name}" if relative else entry.name
-        real = _inside(real_root, path) if entry.is_symlink() else path.resolve()
-        if real is None:
-            continue
-        if real.is_dir():
+        if entry.is_symlink():
+            real = _inside(real_root, path)
+            if real is None:
+                continue
+            is_dir, is_file = real.is_dir(), real.is_file()
+        else:
+            real = real_folder / entry.name
+            is_dir, is_file = entry.is_dir(), entry.is_file()
+        if is_dir:
             if real not in seen:  # a symlink loop would otherwise never end
                 seen.add(real)
-                yield from _walk(real_root, path, child, seen)
-        elif real.is_file() and entry.name.endswith(MARKDOWN_SUFFIX):
+                yield from _walk(real_root, path, real, child, seen)
+        elif is_file and entry.name.endswith(MARKDOWN_SUFFIX):
             yield MemoryFile(child, path)
 
 
@@ -73,7 +86,7 @@ def list_markdown(root: Path, folder: str = "") -> list[MemoryFile]:
     real_start = _inside(real_root, start)
     if real_start is None or not real_start.is_dir():
         return []
-    found = _walk(real_root, start, folder, {real_start})
+    found = _walk(real_root, start, real_start, folder, {real_start})
     return sorted(found, key=lambda item: item.relpath)
 
 

@@ -128,7 +128,7 @@ class Memory:
         )  # fmt: skip
         self._index_files = tuple(IndexFiles(path) for path in self._backend.database_files)
         self._refresh_store: IndexWriter | None = None  # indexes files written here, for search
-        self._reader: FactStore | None = None  # facts a search reads, beside the saves
+        self._readers: dict[str, FactStore] = {}  # facts read beside the saves, by reader
         self.freshness = freshness_of(self.home)  # shared by this process's Memory objects
         self._lock = threading.RLock()
 
@@ -175,9 +175,9 @@ class Memory:
             if self._refresh_store is not None:
                 self._refresh_store.close()  # (closing a store twice is harmless)
                 self._refresh_store = None
-            if self._reader is not None:
-                self._reader.close()
-                self._reader = None
+            for reader in self._readers.values():
+                reader.close()
+            self._readers.clear()
             for files in self._index_files:
                 files.forget()
 
@@ -235,15 +235,17 @@ class Memory:
                 self._facts = self._open_facts(source_of(self.agent_id))
             return self._facts
 
-    def _facts_reader(self) -> FactStore:
-        """The facts a search reads (retired lines), on a SQLite connection of their own:
-        a save holds its store for its whole transaction, and a search must not wait for it
-        (WAL lets it read the last committed state meanwhile)."""
+    def _facts_reader(self, reader: str = "search") -> FactStore:
+        """The facts ``reader`` (``search``: retired lines; ``recall``) reads, on a SQLite
+        connection of its own: a save holds its store for its whole transaction, and
+        neither must wait for it (WAL lets them read the last committed state meanwhile),
+        nor for each other."""
         book = self.facts
         with self._lock:
-            if self._reader is None:
-                self._reader = self._backend.facts_beside(book.store)
-            return self._reader
+            store = self._readers.get(reader)
+            if store is None:
+                store = self._readers[reader] = self._backend.facts_beside(book.store)
+            return store
 
     def _facts_of(self, scope: str) -> FactBook:
         """The facts of another workspace this session reads (kept open until close)."""
@@ -663,7 +665,15 @@ class Memory:
         """Facts valid now (or ``as_of``) that answer ``query`` (``memory_recall``)."""
         self._require_home(write=False)
         return self._recovering(
-            lambda: self.facts.recall(query, category=category, as_of=as_of, limit=limit)
+            lambda: self._recall_book().recall(query, category=category, as_of=as_of, limit=limit)
+        )
+
+    def _recall_book(self) -> FactBook:
+        """The facts a recall reads, on a connection of its own (``_facts_reader``): a
+        recall never queues behind saves."""
+        book = self.facts
+        return FactBook(
+            self._facts_reader("recall"), book.embedder, book.workspace, clock=book.clock
         )
 
     def forget(

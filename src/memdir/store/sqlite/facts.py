@@ -23,8 +23,9 @@ from types import TracebackType
 from typing import TypeVar
 
 import numpy as np
+import numpy.typing as npt
 
-from memdir.errors import StoreError
+from memdir.errors import IndexMismatchError, StoreError
 from memdir.store.contracts import EmbedderIdentity, KeywordQuery
 from memdir.store.fact_records import (
     Fact,
@@ -47,7 +48,15 @@ from memdir.store.fact_rows import (
     retired_from_row,
     where_admitted,
 )
-from memdir.store.sqlite.connect import Connection, connect, database_error, retry_locked, run
+from memdir.store.sqlite.connect import (
+    BUSY_TIMEOUT_MS,
+    Connection,
+    connect,
+    database_error,
+    is_locked,
+    retry_locked,
+    run,
+)
 from memdir.store.sqlite.migrations import FACT_MIGRATIONS, advance
 from memdir.store.times import to_us
 
@@ -72,6 +81,9 @@ UPSERT_FACT = (
 """Insert a fact row (``fact_row`` order) or update it, keeping its access statistics."""
 
 
+VECTOR_LOG_KEEP = 10_000  # newest vector changes kept; a matrix further behind reloads
+
+
 def _marks(count: int) -> str:
     return ", ".join("?" * count)
 
@@ -90,8 +102,9 @@ class SqliteFactStore:
         self._lock = threading.RLock()
         self._db: Connection | None = None
         self._matrix: FactMatrix | None = None
-        self._writes = 0
         self._in_transaction = False
+        self._identity: EmbedderIdentity | None = None  # once read, until a clear
+        self._accesses: dict[str, tuple[int, int]] = {}  # fact id -> (count, last us)
 
     @classmethod
     def open(cls, path: Path | str, *, scope: str = "global") -> SqliteFactStore:
@@ -113,8 +126,11 @@ class SqliteFactStore:
     def close(self) -> None:
         with self._lock:
             if self._db is not None:
+                if self._accesses:
+                    self._flush_accesses(wait=True)
                 self._db.conn.close()
                 self._db = None
+            self._identity = None
 
     def __enter__(self) -> SqliteFactStore:
         self.connect()
@@ -145,7 +161,6 @@ class SqliteFactStore:
                 return self._translated(db, lambda: fn(db.conn))
             begin = "BEGIN IMMEDIATE" if write else None
             result = run(db, self.path, fn, begin, "facts database")
-            self._writes += write
             return result
 
     def _translated(self, db: Connection, fn: Callable[[], T]) -> T:
@@ -179,7 +194,6 @@ class SqliteFactStore:
                 raise
             self._in_transaction = False
             self._translated(db, lambda: db.conn.execute("COMMIT"))
-            self._writes += 1
 
     def _read(self, fn: Callable[[sqlite3.Connection], T]) -> T:
         return self._run(fn, write=False)
@@ -191,8 +205,14 @@ class SqliteFactStore:
 
     @property
     def identity(self) -> EmbedderIdentity | None:
-        meta = dict(self._read(lambda c: c.execute("SELECT key, value FROM fact_meta").fetchall()))
-        return identity_from_meta(meta)
+        """The embedder of the fact vectors (None before the first bind). Read once: it
+        changes only when the facts are cleared, and a vector of other dimensions is
+        refused when written (``apply``), so a save never waits for another save's
+        transaction just to read it."""
+        if self._identity is None:
+            meta = self._read(lambda c: c.execute("SELECT key, value FROM fact_meta").fetchall())
+            self._identity = identity_from_meta(dict(meta))
+        return self._identity
 
     def bind_identity(self, identity: EmbedderIdentity) -> None:
         """Record the embedder of the fact vectors, or check it matches the recorded one."""
@@ -291,11 +311,19 @@ class SqliteFactStore:
             conn.executemany(
                 "DELETE FROM facts WHERE id = ? AND scope = ?", [(i, self.scope) for i in deletes]
             )
+            if vectors:
+                _check_dimensions(conn, self.path, vectors)
             for fid, (sha, vector) in (vectors or {}).items():
                 conn.execute(
                     "INSERT OR REPLACE INTO fact_vectors (num, text_sha256, embedding) "
                     "SELECT num, ?, ? FROM facts WHERE scope = ? AND id = ?",
                     (sha, vector_blob(vector), self.scope, fid),
+                )
+            if vectors or deletes:
+                conn.execute(
+                    "DELETE FROM fact_vector_log WHERE seq <= "
+                    "(SELECT max(seq) FROM fact_vector_log) - ?",
+                    (VECTOR_LOG_KEEP,),
                 )
 
         self._write(write)
@@ -354,13 +382,33 @@ class SqliteFactStore:
         return int(self._read(lambda c: c.execute(sql, (self.scope,)).fetchone()[0]))
 
     def record_access(self, ids: Sequence[str], when: datetime) -> None:
-        self._write(
-            lambda c: c.executemany(
-                "UPDATE facts SET access_count = access_count + 1, last_access_us = ? "
-                "WHERE scope = ? AND id = ?",
-                [(to_us(when), self.scope, fid) for fid in ids],
+        """Count an access to each fact. The counts wait in memory while another writer
+        holds the database (a recall never queues behind saves for them) and are
+        written by the next call that finds it free, or by ``close``; a process killed
+        meanwhile loses them, as a rebuild does."""
+        with self._lock:
+            moment = to_us(when)
+            for fid in ids:
+                count, last = self._accesses.get(fid, (0, moment))
+                self._accesses[fid] = (count + 1, max(last, moment))
+            self._flush_accesses(wait=self._in_transaction)
+
+    def _flush_accesses(self, wait: bool) -> None:
+        pending = [(n, last, self.scope, fid) for fid, (n, last) in self._accesses.items()]
+
+        def write(conn: sqlite3.Connection) -> None:
+            conn.executemany(
+                "UPDATE facts SET access_count = access_count + ?, "
+                "last_access_us = max(coalesce(last_access_us, 0), ?) WHERE scope = ? AND id = ?",
+                pending,
             )
-        )
+
+        db = self._conn()
+        if wait or self._in_transaction:
+            self._run(write, write=True)
+        elif not self._translated(db, lambda: _try_write(db, write)):
+            return  # another writer holds the database: the counts wait for the next call
+        self._accesses.clear()
 
     def clear(self) -> None:
         """Drop every fact, event and file stamp of this scope (before a rebuild)."""
@@ -372,6 +420,8 @@ class SqliteFactStore:
                 conn.execute("DELETE FROM fact_meta")
 
         self._write(clear)
+        self._identity = None
+        self._accesses.clear()
 
     # -- search --------------------------------------------------------------------------
 
@@ -406,20 +456,10 @@ class SqliteFactStore:
         return matrix.search(query, allowed, limit)
 
     def _load_matrix(self) -> FactMatrix:
-        def version(conn: sqlite3.Connection) -> int:
-            return int(conn.execute("PRAGMA data_version").fetchone()[0])
-
-        current = (self._read(version), self._writes)
-        if self._matrix is not None and self._matrix.version == current:
-            return self._matrix
-        rows = self._read(
-            lambda c: c.execute(
-                "SELECT f.id, v.embedding FROM fact_vectors v JOIN facts f ON f.num = v.num "
-                "WHERE f.scope = ? ORDER BY f.num",
-                (self.scope,),
-            ).fetchall()
-        )
-        self._matrix = FactMatrix.from_rows(current, rows)
+        """The scope's fact vectors as of now, following ``fact_vector_log``: a change of
+        other facts (a save's row, an access count) keeps the vectors; a vector written or
+        deleted by any connection is re-read alone."""
+        self._matrix = self._read(lambda c: FactMatrix.read(c, self.scope, self._matrix))
         return self._matrix
 
 
@@ -430,33 +470,120 @@ def vector_blob(vector: Vector) -> bytes:
 
 @dataclass
 class FactMatrix:
-    """One scope's fact vectors, L2-normalised rows in fact order, as of ``version``.
+    """One scope's fact vectors, L2-normalised rows in fact-number order, as of the
+    vector log's entry ``seq``. The scan is exact: an agent has a few thousand facts,
+    not millions."""
 
-    The scan is exact: an agent has a few thousand facts, not millions.
-    """
-
-    version: tuple[int, int]
+    seq: int
+    nums: npt.NDArray[np.int64]
     ids: list[str]
     vectors: Vector
 
     @classmethod
-    def from_rows(cls, version: tuple[int, int], rows: Sequence[tuple[str, bytes]]) -> FactMatrix:
-        """A matrix over ``(fact id, float32 blob)`` rows."""
+    def read(cls, conn: sqlite3.Connection, scope: str, held: FactMatrix | None) -> FactMatrix:
+        """The vectors of ``scope`` on ``conn`` (one snapshot): ``held`` itself when no
+        vector changed since it was read, else ``held`` with the changed rows re-read,
+        or all rows when the log no longer reaches back to it."""
+        snapshot = not conn.in_transaction
+        if snapshot:
+            conn.execute("BEGIN")
+        try:
+            return cls._read(conn, scope, held)
+        finally:
+            if snapshot:
+                conn.execute("COMMIT")
+
+    @classmethod
+    def _read(cls, conn: sqlite3.Connection, scope: str, held: FactMatrix | None) -> FactMatrix:
+        top = int(conn.execute("SELECT max(seq) FROM fact_vector_log").fetchone()[0] or 0)
+        if held is not None and held.seq == top:
+            return held
+        low = conn.execute("SELECT min(seq) FROM fact_vector_log").fetchone()[0]
+        sql = (
+            "SELECT v.num, f.id, v.embedding FROM fact_vectors v JOIN facts f ON f.num = v.num "
+            "WHERE f.scope = ?"
+        )
+        if held is None or low is None or int(low) > held.seq + 1:  # the log was pruned
+            return cls.of_rows(top, conn.execute(f"{sql} ORDER BY v.num", (scope,)).fetchall())
+        changed = [r[0] for r in conn.execute(
+            "SELECT DISTINCT num FROM fact_vector_log WHERE seq > ?", (held.seq,))]  # fmt: skip
+        rows: list[tuple[int, str, bytes]] = []
+        for start in range(0, len(changed), 500):
+            batch = changed[start : start + 500]
+            args = (scope, *batch)
+            rows += conn.execute(f"{sql} AND v.num IN ({_marks(len(batch))})", args).fetchall()
+        keep = ~np.isin(held.nums, np.array(changed, dtype=np.int64))
+        fresh = cls.of_rows(top, rows)
+        if len(fresh.ids) and len(held.ids) and fresh.vectors.shape[1] != held.vectors.shape[1]:
+            keep[:] = False  # another embedder: every vector was rewritten, and is in ``rows``
+        nums = np.concatenate([held.nums[keep], fresh.nums])
+        order = np.argsort(nums, kind="stable")
+        ids = [held.ids[i] for i in np.flatnonzero(keep)] + fresh.ids
+        parts = [m for m in (held.vectors[keep] if keep.any() else None, fresh.vectors)
+                 if m is not None and len(m)]  # fmt: skip
+        vectors = np.vstack(parts)[order] if parts else np.zeros((0, 0), dtype=np.float32)
+        return cls(top, nums[order], [ids[i] for i in order], vectors)
+
+    @classmethod
+    def of_rows(cls, seq: int, rows: Sequence[tuple[int, str, bytes]]) -> FactMatrix:
+        """A matrix over ``(fact number, fact id, float32 blob)`` rows, in number order."""
+        rows = sorted(rows)
         if rows:
-            vectors = np.vstack([np.frombuffer(blob, dtype=np.float32) for _, blob in rows])
+            vectors = np.vstack([np.frombuffer(blob, dtype=np.float32) for _, _, blob in rows])
             norms = np.linalg.norm(vectors, axis=1, keepdims=True)
             np.divide(vectors, norms, out=vectors, where=norms > 0)
         else:
             vectors = np.zeros((0, 0), dtype=np.float32)
-        return cls(version, [r[0] for r in rows], vectors)
+        nums = np.array([r[0] for r in rows], dtype=np.int64)
+        return cls(seq, nums, [r[1] for r in rows], vectors)
 
     def search(self, query: Vector, allowed: set[str], limit: int) -> list[tuple[str, float]]:
         """(fact id, cosine) of the ``limit`` facts in ``allowed`` nearest ``query``, best first."""
-        rows = np.array([i for i, fid in enumerate(self.ids) if fid in allowed], dtype=np.intp)
+        admitted = np.fromiter((fid in allowed for fid in self.ids), bool, len(self.ids))
+        rows = np.flatnonzero(admitted)
         if len(rows) == 0:
             return []
         q = np.asarray(query, dtype=np.float32)
         norm = float(np.linalg.norm(q))
-        scores = self.vectors[rows] @ (q / norm if norm > 0 else q)
+        scores = (self.vectors @ (q / norm if norm > 0 else q))[rows]  # no copy of the rows
         order = np.argsort(-scores, kind="stable")[:limit]
         return [(self.ids[rows[i]], float(scores[i])) for i in order]
+
+
+def _check_dimensions(
+    conn: sqlite3.Connection, path: Path, vectors: dict[str, tuple[str, Vector]]
+) -> None:
+    """Refuse vectors whose dimensions differ from the recorded embedder's (the facts were
+    rebuilt with another embedder since this store read its identity)."""
+    row = conn.execute("SELECT value FROM fact_meta WHERE key = 'dimensions'").fetchone()
+    if row is None:
+        return
+    for _, vector in vectors.values():
+        if int(np.asarray(vector).shape[-1]) != int(row[0]):
+            raise IndexMismatchError(
+                f"the facts in {str(path)!r} now hold {row[0]}-dimensional vectors, not "
+                f"{np.asarray(vector).shape[-1]}; another process rebuilt them with another "
+                "embedder: restart this one, or run `memdir index rebuild`"
+            )
+
+
+def _try_write(db: Connection, fn: Callable[[sqlite3.Connection], None]) -> bool:
+    """``fn`` in a write transaction if the database is free now; False if another writer
+    holds it (no waiting: the busy timeout is off for the attempt)."""
+    conn = db.conn
+    conn.execute("PRAGMA busy_timeout = 0")
+    try:
+        conn.execute("BEGIN IMMEDIATE")
+    except db.errors as exc:
+        if is_locked(exc):
+            return False
+        raise
+    finally:
+        conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+    try:
+        fn(conn)
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    conn.execute("COMMIT")
+    return True

@@ -337,7 +337,27 @@ def f002_facts_by_scope(conn: sqlite3.Connection) -> None:
     conn.execute("DROP TABLE temp.f002_vectors")
 
 
+_VECTOR_LOG = [
+    """CREATE TABLE fact_vector_log (seq INTEGER PRIMARY KEY AUTOINCREMENT,
+        num INTEGER NOT NULL)""",
+    """CREATE TRIGGER fact_vectors_log_insert AFTER INSERT ON fact_vectors BEGIN
+        INSERT INTO fact_vector_log (num) VALUES (new.num); END""",
+    """CREATE TRIGGER fact_vectors_log_update AFTER UPDATE ON fact_vectors BEGIN
+        INSERT INTO fact_vector_log (num) VALUES (new.num); END""",
+    """CREATE TRIGGER fact_vectors_log_delete AFTER DELETE ON fact_vectors BEGIN
+        INSERT INTO fact_vector_log (num) VALUES (old.num); END""",
+]
+
+
+def f003_vector_log(conn: sqlite3.Connection) -> None:
+    """Every change of a fact vector logs its fact number (triggers), so a process holding
+    the vectors in memory re-reads only what changed since, whoever wrote it."""
+    for statement in _VECTOR_LOG:
+        conn.execute(statement)
+
+
 FACT_MIGRATIONS: list[Migration] = [
     Migration("f001_facts", f001_facts),
     Migration("f002_facts_by_scope", f002_facts_by_scope),
+    Migration("f003_vector_log", f003_vector_log),
 ]

@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import re
+import sqlite3
 from pathlib import Path
+
+import pytest
 
 from memdir.store.sqlite.connect import connect
 from memdir.store.sqlite.keywords.terms import TOKENIZERS
+from memdir.store.sqlite.migrations import MIGRATIONS
 
 
 def fts5_ranking(
@@ -54,3 +58,24 @@ def _pieces(term: str, tokenizer: str) -> list[str]:
     if tokenizer == "trigram":
         return [term[i : i + 3] for i in range(len(term) - 2)]
     return re.findall(r"[^\W_]+", term)
+
+
+def index_at_m002(path: Path, *, vec0: bool = False) -> sqlite3.Connection:
+    """A connection (autocommit, inside ``BEGIN``) to a new index with m001 and m002
+    applied and recorded, as an earlier memdir left it; ``vec0`` loads sqlite-vec (into
+    the store's driver: the stdlib's ``sqlite3`` cannot load extensions)."""
+    driver = pytest.importorskip("sqlean") if vec0 else sqlite3
+    conn = driver.connect(path, isolation_level=None)
+    if vec0:
+        sqlite_vec = pytest.importorskip("sqlite_vec")
+        conn.enable_load_extension(True)
+        sqlite_vec.load(conn)
+    conn.execute("BEGIN")
+    conn.execute(
+        "CREATE TABLE migrations (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, "
+        "applied_at TEXT NOT NULL)"
+    )
+    for migration in MIGRATIONS[:2]:
+        migration.setup(conn)
+        conn.execute("INSERT INTO migrations (name, applied_at) VALUES (?, 'x')", (migration.name,))
+    return conn

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from store_support import fts5_ranking
+from store_support import fts5_ranking, index_at_m002
 
 from keyword_support import words
 from memdir.errors import StoreError
@@ -47,19 +47,7 @@ def old_index(path: Path, vec0: bool = False) -> dict[str, np.ndarray]:
     table) beside a WITHOUT ROWID embedding cache. Unit 3's vector is not in the cache
     (its text had no hash); unit 4 has none (written keyword-only). Returns each unit's
     text -> vector."""
-    conn = sqlite3.connect(path, isolation_level=None)
-    if vec0:
-        sqlite_vec = pytest.importorskip("sqlite_vec")
-        conn.enable_load_extension(True)
-        sqlite_vec.load(conn)
-    conn.execute("BEGIN")
-    conn.execute(
-        "CREATE TABLE migrations (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, "
-        "applied_at TEXT NOT NULL)"
-    )
-    for migration in MIGRATIONS[:2]:
-        migration.setup(conn)
-        conn.execute("INSERT INTO migrations (name, applied_at) VALUES (?, 'x')", (migration.name,))
+    conn = index_at_m002(path, vec0=vec0)
     for statement in OLD_FTS:
         conn.execute(statement)
     conn.execute("CREATE TABLE term_log (seq INTEGER PRIMARY KEY AUTOINCREMENT, file_id INTEGER)")

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from store_support import fts5_ranking
+from store_support import fts5_ranking, index_at_m002
 
 from keyword_support import words
 from memdir.store import FileStamp, FileWrite, KeywordQuery, SqliteStore, Unit, UnitKind
@@ -211,15 +211,7 @@ def test_an_index_without_kept_terms_gains_them_batch_by_batch(
 
 def _old_index(path: Path, notes: dict[str, list[str]]) -> None:
     """An index as an earlier memdir left it: m001 and m002 applied, units, no terms."""
-    conn = sqlite3.connect(path, isolation_level=None)
-    conn.execute("BEGIN")
-    conn.execute(
-        "CREATE TABLE migrations (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, "
-        "applied_at TEXT NOT NULL)"
-    )
-    for migration in MIGRATIONS[:2]:
-        migration.setup(conn)
-        conn.execute("INSERT INTO migrations (name, applied_at) VALUES (?, 'x')", (migration.name,))
+    conn = index_at_m002(path)
     conn.execute("INSERT INTO meta VALUES ('tokenizer', 'porter')")
     for n, (name, texts) in enumerate(notes.items()):
         conn.execute("INSERT INTO files VALUES (?, 'global', ?, 's', 1, 1.0, 1)", (n + 1, name))

@@ -81,12 +81,19 @@ def run_crash(
         command = [sys.executable, "-m", "memdir.bench.crash", str(home), str(started), str(log)]
         return started, subprocess.Popen(command, env=env, stderr=subprocess.DEVNULL)
 
+    def writing(entry: tuple[int, subprocess.Popen[bytes]]) -> bool:
+        log = logs / f"writer-{entry[0]}.log"  # a writer still importing is not killed yet:
+        return log.exists() and log.stat().st_size > 0  # on a loaded machine none would write
+
     running = [start() for _ in range(writers)]
     deadline = time.monotonic() + seconds
     kills = 0
     while time.monotonic() < deadline:
         time.sleep(rng.uniform(0.05, 2 * kill_every))
-        victim = rng.randrange(len(running))
+        ready = [n for n, entry in enumerate(running) if writing(entry)]
+        if not ready:
+            continue
+        victim = rng.choice(ready)
         running[victim][1].send_signal(signal.SIGKILL)
         running[victim][1].wait()
         kills += 1
@@ -108,7 +115,8 @@ def _count(home: Path, logs: Path, writers: int, seconds: float, kills: int) -> 
     note = home / "workspace" / "memory" / f"{DAY.isoformat()}.md"
     seen: dict[tuple[int, int], int] = {}
     torn = 0
-    for line in note.read_text(encoding="utf-8", errors="replace").splitlines():
+    text = note.read_text(encoding="utf-8", errors="replace") if note.exists() else ""
+    for line in text.splitlines():
         if not line.startswith("- crash") and "crash" not in line:
             continue
         match = _ENTRY.match(line)

@@ -68,10 +68,12 @@ class Segment:
         Units within a term stay in input order: nothing depends on it (sums are per
         unit, ties are broken by unit id), and a stable sort by term alone is the
         cheapest (2.6 s for 28M postings, lexsort by term and unit 4.5 s). Sorting
-        ``terms`` in place keeps one copy of it, not two (224 MB at 28M postings).
+        ``terms`` in place keeps one copy of it, not two (224 MB at 28M postings), and
+        needs no stable sort: equal keys are equal values (numpy's in-place quicksort of
+        28M int64: 0.3 s; its stable sort: 5.5 s).
         """
         order = np.argsort(terms, kind="stable")
-        terms.sort(kind="stable")
+        terms.sort()
         edges = np.flatnonzero(terms[1:] != terms[:-1]) + 1
         starts = np.concatenate([[0], edges, [len(terms)]] if len(terms) else [[0]])
         starts = starts.astype(np.int64)

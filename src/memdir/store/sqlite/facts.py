@@ -12,6 +12,7 @@ and writes one.
 
 from __future__ import annotations
 
+import logging
 import sqlite3
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -25,7 +26,7 @@ from typing import TypeVar
 import numpy as np
 import numpy.typing as npt
 
-from memdir.errors import IndexMismatchError, StoreError
+from memdir.errors import IndexMismatchError, MemdirError, StoreError
 from memdir.store.contracts import EmbedderIdentity, KeywordQuery
 from memdir.store.fact_records import (
     Fact,
@@ -61,6 +62,7 @@ from memdir.store.sqlite.migrations import FACT_MIGRATIONS, advance
 from memdir.store.times import to_us
 
 T = TypeVar("T")
+logger = logging.getLogger(__name__)
 
 FACT_COLUMNS = (
     "id, text, category, importance, recorded_us, valid_from_us, valid_to_us, supersedes, "
@@ -126,10 +128,15 @@ class SqliteFactStore:
     def close(self) -> None:
         with self._lock:
             if self._db is not None:
-                if self._accesses:
-                    self._flush_accesses(wait=True)
-                self._db.conn.close()
-                self._db = None
+                try:
+                    if self._accesses:
+                        self._flush_accesses(wait=True)
+                except MemdirError as exc:  # the counts are statistics: closing goes on
+                    logger.warning("%d fact access counts were not written: %s",
+                                   len(self._accesses), exc)  # fmt: skip
+                finally:
+                    self._db.conn.close()
+                    self._db = None
             self._identity = None
 
     def __enter__(self) -> SqliteFactStore:

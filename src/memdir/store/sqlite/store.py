@@ -5,7 +5,8 @@ Open it with ``SqliteStore.open(path)`` or ``with SqliteStore(path) as store``;
 engines (``changelog.py`` lists them and the freshness rules they follow) answer the
 searches: ``KeywordRanker`` on the store's connection, ``VectorSearch`` on one of its
 own, so the vector searches of one search (in the query-embedding thread) overlap its
-keyword pass.
+keyword pass; units and vectors by id are read on a third, so a server's searches do not
+queue for them behind each other's keyword passes.
 
 Threads: each connection is guarded by a lock, so a store may be shared by threads
 (calls are serialised per connection). Processes: WAL mode and a busy timeout let
@@ -88,8 +89,11 @@ class SqliteStore:
         self.graph_min_rows = graph_min_rows
         self._lock = threading.RLock()
         self._db: Connection | None = None
-        self._vector_lock = threading.Lock()
-        self._vector_db: Connection | None = None
+        # side connections, each with its lock: "vectors" answers the vector searches of a
+        # search's embedding thread, "rows" fetches units and vectors by id, so neither
+        # waits for other threads' keyword passes on the main connection
+        self._side_locks = {side: threading.Lock() for side in ("vectors", "rows")}
+        self._sides: dict[str, Connection] = {}
         self.keywords = KeywordRanker()  # the engines: file_terms ...
         self.vectors = VectorSearch(self.path)  # ... and the vectors in ``embeddings``
 
@@ -123,10 +127,11 @@ class SqliteStore:
             if self._db is not None:
                 self._db.conn.close()
                 self._db = None
-        with self._vector_lock:
-            if self._vector_db is not None:
-                self._vector_db.conn.close()
-                self._vector_db = None
+        for side, lock in self._side_locks.items():
+            with lock:
+                db = self._sides.pop(side, None)
+                if db is not None:
+                    db.conn.close()
 
     def __enter__(self) -> SqliteStore:
         self.connect()
@@ -177,13 +182,17 @@ class SqliteStore:
         """``fn`` in one read transaction (one consistent view of every table)."""
         return run(db, self.path, fn, "BEGIN")
 
-    def _vector_read(self, fn: Callable[[sqlite3.Connection], T]) -> T:
-        """A snapshot on the vector connection (opened on first use)."""
+    def _side_read(
+        self, side: str, fn: Callable[[sqlite3.Connection], T], snapshot: bool = False
+    ) -> T:
+        """``fn`` on the side connection ``side`` (opened on first use), in one read
+        transaction with ``snapshot``."""
         self._conn()  # the store must be open
-        with self._vector_lock:
-            if self._vector_db is None:
-                self._vector_db = connect(self.path, cache_kib=READER_CACHE_KIB)
-            return self._snapshot(self._vector_db, fn)
+        with self._side_locks[side]:
+            db = self._sides.get(side)
+            if db is None:
+                db = self._sides[side] = connect(self.path, cache_kib=READER_CACHE_KIB)
+            return run(db, self.path, fn, "BEGIN" if snapshot else None)
 
     def _write(self, fn: Callable[[sqlite3.Connection], T]) -> T:
         """Run ``fn`` in one ``BEGIN IMMEDIATE`` transaction, retried as a whole when locked."""
@@ -263,17 +272,17 @@ class SqliteStore:
             catch_up(self.vectors, conn)
             return self.vectors.search(conn, query, sources, kind, limit)
 
-        return self._vector_read(find)
+        return self._side_read("vectors", find, snapshot=True)
 
     def get_units(self, ids: Iterable[int]) -> dict[int, Unit]:
         wanted = list(dict.fromkeys(ids))
-        return self._read(lambda c: rows.fetch_units(c, wanted))
+        return self._side_read("rows", lambda c: rows.fetch_units(c, wanted))
 
     def get_vectors(self, ids: Iterable[int]) -> dict[int, Vector]:
         wanted = list(dict.fromkeys(ids))
         if not wanted or self.identity is None:
             return {}
-        return self._read(lambda c: self.vectors.get(c, wanted))
+        return self._side_read("rows", lambda c: self.vectors.get(c, wanted))
 
     def count_files(self, sources: Sequence[str]) -> int:
         if not sources:

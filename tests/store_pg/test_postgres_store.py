@@ -12,10 +12,10 @@ from pgserver_support import TestServer
 from memdir.embeddings.base import HashEmbedder
 from memdir.errors import ConfigError, InvalidInputError, StoreError
 from memdir.index import SourceFile, sync_files
-from memdir.store import KeywordQuery, SqliteStore
+from memdir.store import SqliteStore
 from memdir.store.open import StoreOptions, open_backend
 from memdir.store.postgres import PostgresStore
-from memdir.store.postgres.fulltext import trigram_tsquery, websearch_text
+from memdir.store.postgres.fulltext import websearch_text
 
 
 def _notes(root: Path, count: int = 30) -> list[SourceFile]:
@@ -28,12 +28,6 @@ def _notes(root: Path, count: int = 30) -> list[SourceFile]:
 def test_websearch_text_quotes_each_term_as_a_phrase() -> None:
     phrases = ["tea", 'green "leaf"', "e-mail"]
     assert websearch_text(phrases) == '"tea" or "green leaf" or "e mail"'
-
-
-def test_trigram_tsquery_quotes_every_lexeme() -> None:
-    query = trigram_tsquery(["it's", "ab"])
-    assert query == "('it\\'' & 't\\'s')"
-    assert trigram_tsquery(["ab"]) == ""
 
 
 def test_hnsw_index_finds_the_nearest(
@@ -124,65 +118,3 @@ def test_sync_lock_serialises_whole_syncs(pg_server: TestServer, pg_schema: str)
         with one.sync_lock(["agent:x"]), two.sync_lock(["global"]):
             events.append("other sources do not wait")
     assert events == ["first done", "second", "other sources do not wait"]
-
-
-def _reference_ranking(
-    dsn: str, schema: str, query: str, sources: list[str], kind: str, limit: int
-) -> list[tuple[int, float]]:
-    """The plain one-kind query: ts_rank_cd of every matching unit, ties by id."""
-    import psycopg
-
-    with psycopg.connect(dsn, autocommit=True) as conn:
-        conn.execute(f'SET search_path = "{schema}", public')
-        rows = conn.execute(
-            "SELECT u.id, ts_rank_cd(u.fts, q, 32) AS score FROM units u, "
-            "websearch_to_tsquery('english'::regconfig, %s) AS q WHERE u.fts @@ q "
-            "AND u.kind = %s AND u.source = ANY(%s) ORDER BY score DESC, u.id LIMIT %s",
-            (query, kind, sources, limit),
-        ).fetchall()
-    return [(int(uid), float(score)) for uid, score in rows]
-
-
-def test_keyword_kinds_equal_one_plain_query_per_kind(
-    pg_server: TestServer, pg_schema: str
-) -> None:
-    """One statement for both kinds (matches ranked once) gives each kind exactly the
-    plain one-kind query's ids, order and scores, with ties and several sources."""
-    import random
-
-    from memdir.store import FileStamp, FileWrite, Unit
-
-    rng = random.Random(4)
-    words = ["alpha", "beta", "gamma", "delta", "kiwi"] + [f"w{n}" for n in range(40)]
-    writes = []
-    for f in range(60):
-        source = "global" if f % 3 else "agent:a"
-        units = [
-            Unit(
-                source,
-                f"f{f}.md",
-                "chunk" if i % 4 == 0 else "block",
-                i + 1,
-                i + 1,
-                " ".join(rng.choices(words, k=rng.randint(1, 12))),
-            )
-            for i in range(20)
-        ]
-        writes.append(FileWrite(FileStamp(source, f"f{f}.md", str(f), 1, 1), units, None))
-    queries = [["alpha", "beta"], ["kiwi", "gamma", "w3"], ["delta"], ["w1", "w2"]]
-    with PostgresStore.open(pg_server.dsn, schema=pg_schema) as store:
-        store.write_files(writes)
-        for terms in queries:
-            query = websearch_text(terms)
-            for sources in (["global", "agent:a"], ["agent:a"]):
-                for limit in (1, 7, 40, 500):
-                    keywords = KeywordQuery(tuple(terms))
-                    found = store.keyword_search(keywords, sources, ("block", "chunk"), limit)
-                    alone = store.keyword_search(keywords, sources, ("chunk",), limit)
-                    assert found["chunk"] == alone["chunk"]
-                    for kind in ("block", "chunk"):
-                        want = _reference_ranking(
-                            pg_server.dsn, pg_schema, query, sources, kind, limit
-                        )
-                        got = [(h.unit_id, h.score) for h in found[kind]]  # type: ignore[index]
-                        assert got == want, (terms, sources, kind, limit)

@@ -4,15 +4,18 @@
 ``migrations`` table of the store's schema; a migration never changes after it
 has shipped, a later feature appends ``m00N_<what>``.
 
-Like the SQLite store, two parts are not migrations because they depend on
-choices made when the index is built:
+Keyword search (m003) ranks by SQLite's BM25 (``bm25.py``): ``units.terms`` holds
+each unit's FTS5 tokens and counts (``terms.py``), ``units.scope`` its source and
+kind as lexemes, and one GIN index covers both, so a scoped search intersects its
+workspace's postings with the query's inside the index. Triggers keep the BM25
+statistics beside the units in the same transaction, whatever the statement:
+``source_counts`` (units and tokens per source and kind) and ``term_counts`` (units
+holding each term, per source). The tokenizer, ``porter`` or ``trigram``, is
+recorded in ``meta``.
 
-* the full-text column ``units.fts`` (a stored generated ``tsvector`` with a GIN
-  index), whose tokenizer is ``porter`` (the ``english`` text search config:
-  stemming and stop words) or ``trigram`` (every 3-character substring of the
-  lower-cased text, for CJK and substring search; pg_trgm is not needed);
-* the vector table ``unit_vectors`` with a ``vector(dimensions)`` column, created
-  when an embedder is first bound, and its optional HNSW index.
+The vector table ``unit_vectors`` is not a migration because its ``vector(dimensions)``
+column depends on the embedder: it is created when one is first bound, with its
+optional HNSW index.
 """
 
 from __future__ import annotations
@@ -86,9 +89,52 @@ _M002 = [
     "UPDATE files SET sha256 = '', size = -1",
 ]
 
+_M003 = [
+    "DROP INDEX IF EXISTS units_fts",
+    "ALTER TABLE units DROP COLUMN IF EXISTS fts",
+    "ALTER TABLE units ADD COLUMN terms tsvector NOT NULL DEFAULT ''",
+    "ALTER TABLE units ADD COLUMN length integer NOT NULL DEFAULT 0",
+    "ALTER TABLE units ADD COLUMN scope tsvector GENERATED ALWAYS AS "
+    "(array_to_tsvector(ARRAY['s:' || source, 'k:' || kind])) STORED",
+    "CREATE INDEX units_terms ON units USING gin (scope, terms)",
+    "CREATE TABLE source_counts (source text NOT NULL, kind text NOT NULL, "
+    "units bigint NOT NULL, tokens bigint NOT NULL, PRIMARY KEY (source, kind))",
+    "CREATE TABLE term_counts (term text NOT NULL, source text NOT NULL, "
+    "units bigint NOT NULL, PRIMARY KEY (term, source))",
+    "INSERT INTO source_counts SELECT source, kind, count(*), 0 FROM units GROUP BY 1, 2",
+    # One function for both triggers: the transition table ``changed`` holds the rows
+    # inserted (+1) or deleted (-1, also by the cascade from ``files``).
+    """
+    CREATE FUNCTION memdir_count_terms() RETURNS trigger
+    LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
+    DECLARE
+        sign bigint := CASE WHEN TG_OP = 'INSERT' THEN 1 ELSE -1 END;
+    BEGIN
+        INSERT INTO source_counts AS c (source, kind, units, tokens)
+        SELECT source, kind, sign * count(*), sign * sum(length)
+        FROM changed GROUP BY source, kind ORDER BY source, kind
+        ON CONFLICT (source, kind) DO UPDATE
+        SET units = c.units + excluded.units, tokens = c.tokens + excluded.tokens;
+        INSERT INTO term_counts AS c (term, source, units)
+        SELECT x.lexeme, u.source, sign * count(*)
+        FROM changed u, unnest(u.terms) AS x GROUP BY 1, 2 ORDER BY 1, 2
+        ON CONFLICT (term, source) DO UPDATE SET units = c.units + excluded.units;
+        RETURN NULL;
+    END
+    $$
+    """,
+    "CREATE TRIGGER units_counted_in AFTER INSERT ON units REFERENCING NEW TABLE AS changed "
+    "FOR EACH STATEMENT EXECUTE FUNCTION memdir_count_terms()",
+    "CREATE TRIGGER units_counted_out AFTER DELETE ON units REFERENCING OLD TABLE AS changed "
+    "FOR EACH STATEMENT EXECUTE FUNCTION memdir_count_terms()",
+    # Re-chunk every file at the next sync: units need their terms.
+    "UPDATE files SET sha256 = '', size = -1",
+]
+
 MIGRATIONS: list[tuple[str, list[str]]] = [
     ("m001_initial", _M001),
     ("m002_reindex_units", _M002),
+    ("m003_bm25_terms", _M003),
 ]
 
 
@@ -208,36 +254,17 @@ def has_relation(conn: psycopg.Connection[Any], schema: str, name: str) -> bool:
     return bool(row and row[0])
 
 
-def has_fts(conn: psycopg.Connection[Any], schema: str) -> bool:
-    row = conn.execute(
-        "SELECT 1 FROM information_schema.columns WHERE table_schema = %s "
-        "AND table_name = 'units' AND column_name = 'fts'",
-        (schema,),
-    ).fetchone()
-    return row is not None
+def recorded_tokenizer(conn: psycopg.Connection[Any]) -> str | None:
+    row = conn.execute("SELECT value FROM meta WHERE key = 'tokenizer'").fetchone()
+    return None if row is None else str(row[0])
 
 
-def create_fts(conn: psycopg.Connection[Any], tokenizer: str) -> None:
-    """Add the generated ``tsvector`` column and its GIN index; record the tokenizer."""
-    document = "heading_path || E'\\n' || text"
-    if tokenizer == "trigram":
-        expression = f"memdir_trigrams({document})"
-    else:
-        expression = f"to_tsvector('english'::regconfig, {document})"
-    conn.execute(
-        f"ALTER TABLE units ADD COLUMN fts tsvector GENERATED ALWAYS AS ({expression}) STORED"
-    )
-    conn.execute("CREATE INDEX units_fts ON units USING gin (fts)")
+def record_tokenizer(conn: psycopg.Connection[Any], tokenizer: str) -> None:
     conn.execute(
         "INSERT INTO meta (key, value) VALUES ('tokenizer', %s) "
         "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
         (tokenizer,),
     )
-
-
-def drop_fts(conn: psycopg.Connection[Any]) -> None:
-    conn.execute("DROP INDEX IF EXISTS units_fts")
-    conn.execute("ALTER TABLE units DROP COLUMN IF EXISTS fts")
 
 
 def create_vectors(conn: psycopg.Connection[Any], dimensions: int) -> None:

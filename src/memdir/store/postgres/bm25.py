@@ -39,7 +39,7 @@ from memdir.store.sqlite.keywords.ranker import K1, B, fts5_idf, smoothed_idf
 if TYPE_CHECKING:
     import psycopg
 
-POOL = 4_000
+POOL = 2_000
 MAX_REGIONS = 64
 SELECTIVE = 0.25
 
@@ -251,8 +251,7 @@ def scope_query(stats: Stats, sources: Sequence[str], kind: str) -> str:
     total = stats.units.get(kind, 0)
     if total == 0 or stats.scoped_units.get(kind, 0) >= SELECTIVE * total:
         return ""
-    either = " | ".join(_quoted(f"s:{s}") for s in dict.fromkeys(sources))
-    return f"{_quoted(f'k:{kind}')} & ({either})"
+    return " | ".join(_quoted(f"s:{s}") for s in dict.fromkeys(sources))
 
 
 def coverage(

@@ -56,6 +56,15 @@ def vector_search(
     return sorted(hits, key=lambda h: -h.score) if hnsw else hits
 
 
+def scope_units(conn: psycopg.Connection[Any], sources: Sequence[str], kind: UnitKind) -> int:
+    """Units of ``kind`` in ``sources`` (kept by the triggers of ``schema.py``)."""
+    row = conn.execute(
+        "SELECT coalesce(sum(units), 0) FROM source_counts WHERE source = ANY(%s) AND kind = %s",
+        (list(sources), kind),
+    ).fetchone()
+    return int(row[0]) if row else 0
+
+
 def _array(value: Any) -> Vector:
     """A fetched ``vector`` as float32 (pgvector yields ndarrays or ``Vector`` objects)."""
     if hasattr(value, "to_numpy"):

@@ -57,6 +57,7 @@ log = logging.getLogger(__name__)
 VectorIndexKind = Literal["exact", "hnsw"]
 T = TypeVar("T")
 REBUILD_HINT = "run `memdir index rebuild`"
+EXACT_SCAN_MAX = 50_000  # units of a kind in scope that a vector search scans exactly
 _ERRORS = "index database"  # what a driver error is reported as
 _IDENTITY_KEYS = ("identity_provider", "identity_model", "identity_dimensions")
 
@@ -357,7 +358,14 @@ class PostgresStore:
         if self._vector_identity(int(np.asarray(query).shape[-1])) is None:
             return []
         hnsw = self.vector_index == "hnsw"
-        return self._read(lambda c: reads.vector_search(c, query, sources, kind, limit, hnsw))
+
+        def find(conn: psycopg.Connection[Any]) -> list[ScoredId]:
+            # A scope small enough is scanned exactly, through the (kind, source) index:
+            # faster than the graph, which would skip past other workspaces' vectors.
+            graph = hnsw and reads.scope_units(conn, sources, kind) > EXACT_SCAN_MAX
+            return reads.vector_search(conn, query, sources, kind, limit, graph)
+
+        return self._read(find)
 
     def get_units(self, ids: Iterable[int]) -> dict[int, Unit]:
         wanted = list(dict.fromkeys(ids))

@@ -47,6 +47,43 @@ def test_hnsw_index_finds_the_nearest(
         assert exact_hits[0] == hits[0]
 
 
+def test_hnsw_graphs_are_one_per_kind_and_replace_the_shared_one(
+    pg_server: TestServer, pg_schema: str, tmp_path: Path
+) -> None:
+    """A chunk search walks a graph of chunks only; an index made with the one graph of
+    both kinds gets the per-kind graphs when opened with ``vector_index="hnsw"``."""
+    import psycopg
+
+    from memdir.store.postgres import reads
+    from memdir.store.postgres import schema as ddl
+
+    embedder = HashEmbedder(32)
+    with PostgresStore.open(pg_server.dsn, schema=pg_schema) as store:
+        sync_files(store, embedder, _notes(tmp_path / "ws"), sources=["global"])
+    with psycopg.connect(pg_server.dsn, autocommit=True) as conn:
+        conn.execute(f'SET search_path = "{pg_schema}", public')
+        conn.execute(
+            f"CREATE INDEX {ddl.OLD_HNSW_INDEX} ON unit_vectors USING hnsw "
+            "(embedding vector_cosine_ops)"
+        )
+        with PostgresStore.open(pg_server.dsn, schema=pg_schema, vector_index="hnsw") as store:
+            assert store.stats().vector_backend == "pgvector-hnsw"
+        assert not ddl.has_relation(conn, pg_schema, ddl.OLD_HNSW_INDEX)
+        query = embedder.embed_query("note 7\ntopic7 shared words here")
+        from pgvector.psycopg import register_vector
+
+        register_vector(conn)
+        conn.execute("SET enable_seqscan = off")  # a tiny table: make the planner show its index
+        plan = conn.execute(
+            "EXPLAIN " + reads._NEAREST.format(kind="chunk"), (query, ["global"], query, 5)
+        ).fetchall()
+        assert ddl.HNSW_INDEXES["chunk"] in str(plan)
+        hits = reads.vector_search(conn, query, ["global"], "chunk", 5, hnsw=True)
+        assert hits
+        units = reads.get_units(conn, [h.unit_id for h in hits])
+        assert {u.kind for u in units.values()} == {"chunk"}
+
+
 def test_schemas_are_isolated(pg_server: TestServer, pg_schema: str, tmp_path: Path) -> None:
     other = pg_schema + "_b"
     try:

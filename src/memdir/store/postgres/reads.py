@@ -21,9 +21,10 @@ if TYPE_CHECKING:
 
 Vector = npt.NDArray[np.float32]
 
+# The kind is written into the statement so the planner can use its partial HNSW index.
 _NEAREST = (
     "SELECT unit_id, 1 - (embedding <=> %s) AS score FROM unit_vectors "
-    "WHERE kind = %s AND source = ANY(%s) ORDER BY embedding <=> %s LIMIT %s"
+    "WHERE kind = '{kind}' AND source = ANY(%s) ORDER BY embedding <=> %s LIMIT %s"
 )
 _UNITS = (
     "SELECT u.id, u.source, u.path, u.kind, u.start_line, u.end_line, u.text, u.heading_path, "
@@ -51,7 +52,8 @@ def vector_search(
             conn.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
         else:
             conn.execute("SET LOCAL enable_indexscan = off")  # never the approximate index
-        rows = conn.execute(_NEAREST, (vector, kind, list(sources), vector, limit)).fetchall()
+        sql = _NEAREST.format(kind="block" if kind == "block" else "chunk")
+        rows = conn.execute(sql, (vector, list(sources), vector, limit)).fetchall()
     hits = [ScoredId(unit_id=int(uid), score=_finite(score)) for uid, score in rows]
     return sorted(hits, key=lambda h: -h.score) if hnsw else hits
 

@@ -198,7 +198,7 @@ class PostgresStore:
     def _ensure_hnsw(self) -> None:
         def missing(conn: psycopg.Connection[Any]) -> bool:
             has_table = ddl.has_relation(conn, self.schema, "unit_vectors")
-            return has_table and not ddl.has_relation(conn, self.schema, ddl.HNSW_INDEX)
+            return has_table and not ddl.has_hnsw(conn, self.schema)
 
         if self._read(missing):
             self._write(lambda c: ddl.create_hnsw(c) if missing(c) else None, exclusive=True)
@@ -493,7 +493,7 @@ class PostgresStore:
     def stats(self) -> IndexStats:
         def gather(conn: psycopg.Connection[Any]) -> tuple[dict[str, int], dict[str, str], bool]:
             has_vectors = ddl.has_relation(conn, self.schema, "unit_vectors")
-            hnsw = ddl.has_relation(conn, self.schema, ddl.HNSW_INDEX)
+            hnsw = ddl.has_hnsw(conn, self.schema)
             return reads.count_units(conn, has_vectors), reads.read_meta(conn), hnsw
 
         counts, meta, hnsw = self._read(gather)

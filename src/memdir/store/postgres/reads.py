@@ -53,7 +53,8 @@ def vector_search(
         else:
             conn.execute("SET LOCAL enable_indexscan = off")  # never the approximate index
         sql = _NEAREST.format(kind="block" if kind == "block" else "chunk")
-        rows = conn.execute(sql, (vector, list(sources), vector, limit)).fetchall()
+        # Never a prepared statement: its cached plan would ignore the settings above.
+        rows = conn.execute(sql, (vector, list(sources), vector, limit), prepare=False).fetchall()
     hits = [ScoredId(unit_id=int(uid), score=_finite(score)) for uid, score in rows]
     return sorted(hits, key=lambda h: -h.score) if hnsw else hits
 

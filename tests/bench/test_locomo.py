@@ -6,10 +6,13 @@ import json
 from pathlib import Path
 
 import pytest
+from pgserver_support import TestServer
+from typer.testing import CliRunner
 
 from memdir.bench.locomo import iter_questions, run_locomo, score_hits, write_notes
 from memdir.bench.workspace import memdir_retriever
 from memdir.embeddings.base import HashEmbedder
+from memdir.interfaces.cli import app
 from memdir.progress import ProgressUpdate
 
 TURNS_1 = [
@@ -127,3 +130,30 @@ def test_keyword_only_and_baselines_run(data_path: Path) -> None:
 def test_unknown_retriever(data_path: Path) -> None:
     with pytest.raises(ValueError, match="unknown retriever"):
         run_locomo(data_path, retriever="grep")
+
+
+@pytest.mark.slow
+def test_cli_runs_memdir_on_postgres_with_the_figures_of_sqlite(
+    data_path: Path, pg_server: TestServer
+) -> None:
+    """Same notes, same search, same BM25: the figures of both stores agree."""
+    base = ["bench", "locomo", "--data", str(data_path), "--k", "5"]
+    on_sqlite = CliRunner().invoke(app, base)
+    on_postgres = CliRunner().invoke(app, [*base, "--backend", "postgres", "--dsn", pg_server.dsn])
+    assert on_postgres.exit_code == 0, on_postgres.output
+    lite, pg = json.loads(on_sqlite.stdout), json.loads(on_postgres.stdout)
+    assert pg["backend"] == "postgres"
+    for key in ("n", "R@256tok", "R@1024tok", "R@256tok_by_cat", "R@1024tok_by_cat"):
+        assert pg[key] == lite[key], key
+
+
+def test_cli_refuses_postgres_options_that_do_not_fit(data_path: Path) -> None:
+    base = ["bench", "locomo", "--data", str(data_path)]
+    for extra, message in (
+        (["--backend", "mysql"], "unknown --backend 'mysql'"),
+        (["--dsn", "postgresql://x"], "--dsn needs --backend postgres"),
+        (["--backend", "postgres", "--retriever", "fts5-turn"], "drop --retriever"),
+    ):
+        refused = CliRunner().invoke(app, [*base, *extra])
+        assert refused.exit_code == 2, extra
+        assert message in refused.output

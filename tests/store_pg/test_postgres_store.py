@@ -12,10 +12,10 @@ from pgserver_support import TestServer
 from memdir.embeddings.base import HashEmbedder
 from memdir.errors import ConfigError, InvalidInputError, StoreError
 from memdir.index import SourceFile, sync_files
-from memdir.store import KeywordQuery, SqliteStore
+from memdir.store import SqliteStore
 from memdir.store.open import StoreOptions, open_backend
 from memdir.store.postgres import PostgresStore
-from memdir.store.postgres.fulltext import trigram_tsquery, websearch_text
+from memdir.store.postgres.fulltext import websearch_text
 
 
 def _notes(root: Path, count: int = 30) -> list[SourceFile]:
@@ -28,12 +28,6 @@ def _notes(root: Path, count: int = 30) -> list[SourceFile]:
 def test_websearch_text_quotes_each_term_as_a_phrase() -> None:
     phrases = ["tea", 'green "leaf"', "e-mail"]
     assert websearch_text(phrases) == '"tea" or "green leaf" or "e mail"'
-
-
-def test_trigram_tsquery_quotes_every_lexeme() -> None:
-    query = trigram_tsquery(["it's", "ab"])
-    assert query == "('it\\'' & 't\\'s')"
-    assert trigram_tsquery(["ab"]) == ""
 
 
 def test_hnsw_index_finds_the_nearest(
@@ -51,6 +45,43 @@ def test_hnsw_index_finds_the_nearest(
     with PostgresStore.open(pg_server.dsn, schema=pg_schema) as exact:
         exact_hits = exact.vector_search(query, ["global"], "block", 5)
         assert exact_hits[0] == hits[0]
+
+
+def test_hnsw_graphs_are_one_per_kind_and_replace_the_shared_one(
+    pg_server: TestServer, pg_schema: str, tmp_path: Path
+) -> None:
+    """A chunk search walks a graph of chunks only; an index made with the one graph of
+    both kinds gets the per-kind graphs when opened with ``vector_index="hnsw"``."""
+    import psycopg
+
+    from memdir.store.postgres import reads
+    from memdir.store.postgres import schema as ddl
+
+    embedder = HashEmbedder(32)
+    with PostgresStore.open(pg_server.dsn, schema=pg_schema) as store:
+        sync_files(store, embedder, _notes(tmp_path / "ws"), sources=["global"])
+    with psycopg.connect(pg_server.dsn, autocommit=True) as conn:
+        conn.execute(f'SET search_path = "{pg_schema}", public')
+        conn.execute(
+            f"CREATE INDEX {ddl.OLD_HNSW_INDEX} ON unit_vectors USING hnsw "
+            "(embedding vector_cosine_ops)"
+        )
+        with PostgresStore.open(pg_server.dsn, schema=pg_schema, vector_index="hnsw") as store:
+            assert store.stats().vector_backend == "pgvector-hnsw"
+        assert not ddl.has_relation(conn, pg_schema, ddl.OLD_HNSW_INDEX)
+        query = embedder.embed_query("note 7\ntopic7 shared words here")
+        from pgvector.psycopg import register_vector
+
+        register_vector(conn)
+        conn.execute("SET enable_seqscan = off")  # a tiny table: make the planner show its index
+        plan = conn.execute(
+            "EXPLAIN " + reads._NEAREST.format(kind="chunk"), (query, ["global"], query, 5)
+        ).fetchall()
+        assert ddl.HNSW_INDEXES["chunk"] in str(plan)
+        hits = reads.vector_search(conn, query, ["global"], "chunk", 5, hnsw=True)
+        assert hits
+        units = reads.get_units(conn, [h.unit_id for h in hits])
+        assert {u.kind for u in units.values()} == {"chunk"}
 
 
 def test_schemas_are_isolated(pg_server: TestServer, pg_schema: str, tmp_path: Path) -> None:
@@ -124,65 +155,3 @@ def test_sync_lock_serialises_whole_syncs(pg_server: TestServer, pg_schema: str)
         with one.sync_lock(["agent:x"]), two.sync_lock(["global"]):
             events.append("other sources do not wait")
     assert events == ["first done", "second", "other sources do not wait"]
-
-
-def _reference_ranking(
-    dsn: str, schema: str, query: str, sources: list[str], kind: str, limit: int
-) -> list[tuple[int, float]]:
-    """The plain one-kind query: ts_rank_cd of every matching unit, ties by id."""
-    import psycopg
-
-    with psycopg.connect(dsn, autocommit=True) as conn:
-        conn.execute(f'SET search_path = "{schema}", public')
-        rows = conn.execute(
-            "SELECT u.id, ts_rank_cd(u.fts, q, 32) AS score FROM units u, "
-            "websearch_to_tsquery('english'::regconfig, %s) AS q WHERE u.fts @@ q "
-            "AND u.kind = %s AND u.source = ANY(%s) ORDER BY score DESC, u.id LIMIT %s",
-            (query, kind, sources, limit),
-        ).fetchall()
-    return [(int(uid), float(score)) for uid, score in rows]
-
-
-def test_keyword_kinds_equal_one_plain_query_per_kind(
-    pg_server: TestServer, pg_schema: str
-) -> None:
-    """One statement for both kinds (matches ranked once) gives each kind exactly the
-    plain one-kind query's ids, order and scores, with ties and several sources."""
-    import random
-
-    from memdir.store import FileStamp, FileWrite, Unit
-
-    rng = random.Random(4)
-    words = ["alpha", "beta", "gamma", "delta", "kiwi"] + [f"w{n}" for n in range(40)]
-    writes = []
-    for f in range(60):
-        source = "global" if f % 3 else "agent:a"
-        units = [
-            Unit(
-                source,
-                f"f{f}.md",
-                "chunk" if i % 4 == 0 else "block",
-                i + 1,
-                i + 1,
-                " ".join(rng.choices(words, k=rng.randint(1, 12))),
-            )
-            for i in range(20)
-        ]
-        writes.append(FileWrite(FileStamp(source, f"f{f}.md", str(f), 1, 1), units, None))
-    queries = [["alpha", "beta"], ["kiwi", "gamma", "w3"], ["delta"], ["w1", "w2"]]
-    with PostgresStore.open(pg_server.dsn, schema=pg_schema) as store:
-        store.write_files(writes)
-        for terms in queries:
-            query = websearch_text(terms)
-            for sources in (["global", "agent:a"], ["agent:a"]):
-                for limit in (1, 7, 40, 500):
-                    keywords = KeywordQuery(tuple(terms))
-                    found = store.keyword_search(keywords, sources, ("block", "chunk"), limit)
-                    alone = store.keyword_search(keywords, sources, ("chunk",), limit)
-                    assert found["chunk"] == alone["chunk"]
-                    for kind in ("block", "chunk"):
-                        want = _reference_ranking(
-                            pg_server.dsn, pg_schema, query, sources, kind, limit
-                        )
-                        got = [(h.unit_id, h.score) for h in found[kind]]  # type: ignore[index]
-                        assert got == want, (terms, sources, kind, limit)

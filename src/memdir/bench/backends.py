@@ -71,7 +71,7 @@ def run_backends(
     figures: dict[str, Any] = {}
     with tempfile.TemporaryDirectory(prefix="memdir-bench-", dir=workdir) as tmp:
         work = Path(tmp)
-        with _postgres("postgres" in chosen, dsn, say) as (server_dsn, server):
+        with postgres_server("postgres" in chosen, dsn, say) as (server_dsn, server):
             for name in chosen:
                 target = Target(
                     name,
@@ -299,7 +299,7 @@ def _check(
 
 
 @contextmanager
-def _postgres(needed: bool, dsn: str, say: Progress) -> Iterator[tuple[str, str]]:
+def postgres_server(needed: bool, dsn: str, say: Progress) -> Iterator[tuple[str, str]]:
     """``(dsn, what the server is)``: the given DSN, else a throwaway pgserver when needed."""
     if dsn or not needed:
         yield dsn, "given by --dsn"

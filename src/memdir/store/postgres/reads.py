@@ -1,10 +1,8 @@
-"""Read-side SQL of the PostgreSQL index: full-text and vector search, units and vectors.
+"""Read-side SQL of the PostgreSQL index: vector search, units and vectors.
 
 Every function takes an open connection whose ``search_path`` starts with the
-store's schema. Scores follow the ``IndexReader`` contract: keyword scores are
-``ts_rank_cd(..., 32)`` (porter) or ``ts_rank(..., 32)`` (trigram), both in
-[0, 1) and higher-is-better; vector scores are cosine similarities
-``1 - (embedding <=> query)`` in [-1, 1].
+store's schema. Vector scores are cosine similarities ``1 - (embedding <=> query)``
+in [-1, 1]; keyword ranking is ``bm25.py``'s.
 """
 
 from __future__ import annotations
@@ -16,32 +14,17 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import numpy.typing as npt
 
-from memdir.store.contracts import KeywordQuery, ScoredId, Unit, UnitKind
-from memdir.store.postgres.fulltext import phrases_of, trigram_tsquery, websearch_text
+from memdir.store.contracts import ScoredId, Unit, UnitKind
 
 if TYPE_CHECKING:
     import psycopg
 
 Vector = npt.NDArray[np.float32]
 
-_RANK = {
-    "porter": (
-        "ts_rank_cd(u.fts, q, 32)",
-        "websearch_to_tsquery('english'::regconfig, %s)",
-    ),
-    "trigram": ("ts_rank(u.fts, q, 32)", "CAST(%s AS tsquery)"),
-}
-# The top %s of each kind in one statement, each kind with the plan of a one-kind query
-# (one window over the matches of every kind measured ~25% slower at 100k units).
-_KEYWORD_KINDS = (
-    "SELECT k.kind, t.id, t.score FROM unnest(%s::text[]) WITH ORDINALITY AS k(kind, n), "
-    "LATERAL (SELECT u.id, {rank} AS score FROM units u, {query} AS q "
-    "WHERE u.fts @@ q AND u.kind = k.kind AND u.source = ANY(%s) "
-    "ORDER BY score DESC, u.id LIMIT %s) AS t ORDER BY k.n, t.score DESC, t.id"
-)
+# The kind is written into the statement so the planner can use its partial HNSW index.
 _NEAREST = (
     "SELECT unit_id, 1 - (embedding <=> %s) AS score FROM unit_vectors "
-    "WHERE kind = %s AND source = ANY(%s) ORDER BY embedding <=> %s LIMIT %s"
+    "WHERE kind = '{kind}' AND source = ANY(%s) ORDER BY embedding <=> %s LIMIT %s"
 )
 _UNITS = (
     "SELECT u.id, u.source, u.path, u.kind, u.start_line, u.end_line, u.text, u.heading_path, "
@@ -51,36 +34,6 @@ _UNITS = (
 
 def read_meta(conn: psycopg.Connection[Any]) -> dict[str, str]:
     return {str(k): str(v) for k, v in conn.execute("SELECT key, value FROM meta").fetchall()}
-
-
-def keyword_search(
-    conn: psycopg.Connection[Any],
-    tokenizer: str,
-    query: KeywordQuery,
-    sources: Sequence[str],
-    kinds: Sequence[UnitKind],
-    limit: int,
-) -> dict[UnitKind, list[ScoredId]]:
-    """Full-text search over units in ``sources``: the best ``limit`` of each kind.
-
-    One statement serves every kind; within a kind, ties in score go to the lower id.
-    """
-    found: dict[UnitKind, list[ScoredId]] = {kind: [] for kind in kinds}
-    phrases = phrases_of(query)
-    if not phrases or not found:
-        return found
-    if tokenizer == "trigram":
-        text = trigram_tsquery(phrases)
-        if not text:
-            return found
-    else:
-        text = websearch_text(phrases)
-    rank, parse = _RANK["trigram" if tokenizer == "trigram" else "porter"]
-    sql = _KEYWORD_KINDS.format(rank=rank, query=parse)
-    rows = conn.execute(sql, (list(found), text, list(sources), limit)).fetchall()
-    for kind, uid, score in rows:
-        found[kind].append(ScoredId(unit_id=int(uid), score=max(0.0, float(score))))
-    return found
 
 
 def vector_search(
@@ -99,9 +52,20 @@ def vector_search(
             conn.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
         else:
             conn.execute("SET LOCAL enable_indexscan = off")  # never the approximate index
-        rows = conn.execute(_NEAREST, (vector, kind, list(sources), vector, limit)).fetchall()
+        sql = _NEAREST.format(kind="block" if kind == "block" else "chunk")
+        # Never a prepared statement: its cached plan would ignore the settings above.
+        rows = conn.execute(sql, (vector, list(sources), vector, limit), prepare=False).fetchall()
     hits = [ScoredId(unit_id=int(uid), score=_finite(score)) for uid, score in rows]
     return sorted(hits, key=lambda h: -h.score) if hnsw else hits
+
+
+def scope_units(conn: psycopg.Connection[Any], sources: Sequence[str], kind: UnitKind) -> int:
+    """Units of ``kind`` in ``sources`` (kept by the triggers of ``schema.py``)."""
+    row = conn.execute(
+        "SELECT coalesce(sum(units), 0) FROM source_counts WHERE source = ANY(%s) AND kind = %s",
+        (list(sources), kind),
+    ).fetchone()
+    return int(row[0]) if row else 0
 
 
 def _array(value: Any) -> Vector:

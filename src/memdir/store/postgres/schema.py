@@ -4,15 +4,18 @@
 ``migrations`` table of the store's schema; a migration never changes after it
 has shipped, a later feature appends ``m00N_<what>``.
 
-Like the SQLite store, two parts are not migrations because they depend on
-choices made when the index is built:
+Keyword search (m003) ranks by SQLite's BM25 (``bm25.py``): ``units.terms`` holds
+each unit's FTS5 tokens and counts (``terms.py``), ``units.scope`` its source and
+kind as lexemes, and one GIN index covers both, so a scoped search intersects its
+workspace's postings with the query's inside the index. Triggers keep the BM25
+statistics beside the units in the same transaction, whatever the statement:
+``source_counts`` (units and tokens per source and kind) and ``term_counts`` (units
+holding each term, per source). The tokenizer, ``porter`` or ``trigram``, is
+recorded in ``meta``.
 
-* the full-text column ``units.fts`` (a stored generated ``tsvector`` with a GIN
-  index), whose tokenizer is ``porter`` (the ``english`` text search config:
-  stemming and stop words) or ``trigram`` (every 3-character substring of the
-  lower-cased text, for CJK and substring search; pg_trgm is not needed);
-* the vector table ``unit_vectors`` with a ``vector(dimensions)`` column, created
-  when an embedder is first bound, and its optional HNSW index.
+The vector table ``unit_vectors`` is not a migration because its ``vector(dimensions)``
+column depends on the embedder: it is created when one is first bound, with its
+optional HNSW index.
 """
 
 from __future__ import annotations
@@ -28,7 +31,8 @@ if TYPE_CHECKING:
     import psycopg
 
 TOKENIZERS = ("porter", "trigram")
-HNSW_INDEX = "unit_vectors_hnsw"
+HNSW_INDEXES = {"chunk": "unit_vectors_hnsw_chunk", "block": "unit_vectors_hnsw_block"}
+OLD_HNSW_INDEX = "unit_vectors_hnsw"  # one graph over both kinds, before per-kind graphs
 HNSW_BUILD_MEMORY = "1GB"
 
 _M001 = [
@@ -86,9 +90,52 @@ _M002 = [
     "UPDATE files SET sha256 = '', size = -1",
 ]
 
+_M003 = [
+    "DROP INDEX IF EXISTS units_fts",
+    "ALTER TABLE units DROP COLUMN IF EXISTS fts",
+    "ALTER TABLE units ADD COLUMN terms tsvector NOT NULL DEFAULT ''",
+    "ALTER TABLE units ADD COLUMN length integer NOT NULL DEFAULT 0",
+    "ALTER TABLE units ADD COLUMN scope tsvector GENERATED ALWAYS AS "
+    "(array_to_tsvector(ARRAY['s:' || source, 'k:' || kind])) STORED",
+    "CREATE INDEX units_terms ON units USING gin (scope, terms)",
+    "CREATE TABLE source_counts (source text NOT NULL, kind text NOT NULL, "
+    "units bigint NOT NULL, tokens bigint NOT NULL, PRIMARY KEY (source, kind))",
+    "CREATE TABLE term_counts (term text NOT NULL, source text NOT NULL, "
+    "units bigint NOT NULL, PRIMARY KEY (term, source))",
+    "INSERT INTO source_counts SELECT source, kind, count(*), 0 FROM units GROUP BY 1, 2",
+    # One function for both triggers: the transition table ``changed`` holds the rows
+    # inserted (+1) or deleted (-1, also by the cascade from ``files``).
+    """
+    CREATE FUNCTION memdir_count_terms() RETURNS trigger
+    LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
+    DECLARE
+        sign bigint := CASE WHEN TG_OP = 'INSERT' THEN 1 ELSE -1 END;
+    BEGIN
+        INSERT INTO source_counts AS c (source, kind, units, tokens)
+        SELECT source, kind, sign * count(*), sign * sum(length)
+        FROM changed GROUP BY source, kind ORDER BY source, kind
+        ON CONFLICT (source, kind) DO UPDATE
+        SET units = c.units + excluded.units, tokens = c.tokens + excluded.tokens;
+        INSERT INTO term_counts AS c (term, source, units)
+        SELECT x.lexeme, u.source, sign * count(*)
+        FROM changed u, unnest(u.terms) AS x GROUP BY 1, 2 ORDER BY 1, 2
+        ON CONFLICT (term, source) DO UPDATE SET units = c.units + excluded.units;
+        RETURN NULL;
+    END
+    $$
+    """,
+    "CREATE TRIGGER units_counted_in AFTER INSERT ON units REFERENCING NEW TABLE AS changed "
+    "FOR EACH STATEMENT EXECUTE FUNCTION memdir_count_terms()",
+    "CREATE TRIGGER units_counted_out AFTER DELETE ON units REFERENCING OLD TABLE AS changed "
+    "FOR EACH STATEMENT EXECUTE FUNCTION memdir_count_terms()",
+    # Re-chunk every file at the next sync: units need their terms.
+    "UPDATE files SET sha256 = '', size = -1",
+]
+
 MIGRATIONS: list[tuple[str, list[str]]] = [
     ("m001_initial", _M001),
     ("m002_reindex_units", _M002),
+    ("m003_bm25_terms", _M003),
 ]
 
 
@@ -208,36 +255,17 @@ def has_relation(conn: psycopg.Connection[Any], schema: str, name: str) -> bool:
     return bool(row and row[0])
 
 
-def has_fts(conn: psycopg.Connection[Any], schema: str) -> bool:
-    row = conn.execute(
-        "SELECT 1 FROM information_schema.columns WHERE table_schema = %s "
-        "AND table_name = 'units' AND column_name = 'fts'",
-        (schema,),
-    ).fetchone()
-    return row is not None
+def recorded_tokenizer(conn: psycopg.Connection[Any]) -> str | None:
+    row = conn.execute("SELECT value FROM meta WHERE key = 'tokenizer'").fetchone()
+    return None if row is None else str(row[0])
 
 
-def create_fts(conn: psycopg.Connection[Any], tokenizer: str) -> None:
-    """Add the generated ``tsvector`` column and its GIN index; record the tokenizer."""
-    document = "heading_path || E'\\n' || text"
-    if tokenizer == "trigram":
-        expression = f"memdir_trigrams({document})"
-    else:
-        expression = f"to_tsvector('english'::regconfig, {document})"
-    conn.execute(
-        f"ALTER TABLE units ADD COLUMN fts tsvector GENERATED ALWAYS AS ({expression}) STORED"
-    )
-    conn.execute("CREATE INDEX units_fts ON units USING gin (fts)")
+def record_tokenizer(conn: psycopg.Connection[Any], tokenizer: str) -> None:
     conn.execute(
         "INSERT INTO meta (key, value) VALUES ('tokenizer', %s) "
         "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
         (tokenizer,),
     )
-
-
-def drop_fts(conn: psycopg.Connection[Any]) -> None:
-    conn.execute("DROP INDEX IF EXISTS units_fts")
-    conn.execute("ALTER TABLE units DROP COLUMN IF EXISTS fts")
 
 
 def create_vectors(conn: psycopg.Connection[Any], dimensions: int) -> None:
@@ -252,15 +280,24 @@ def create_vectors(conn: psycopg.Connection[Any], dimensions: int) -> None:
     )
 
 
+def has_hnsw(conn: psycopg.Connection[Any], schema: str) -> bool:
+    return all(has_relation(conn, schema, name) for name in HNSW_INDEXES.values())
+
+
 def create_hnsw(conn: psycopg.Connection[Any], m: int = 16, ef_construction: int = 64) -> None:
-    """The approximate HNSW index over unit vectors (cosine), inside the caller's transaction.
+    """The approximate HNSW indexes over unit vectors (cosine), one per unit kind (partial
+    indexes: a chunk search never walks past blocks, which outnumber chunks about 10 to 1),
+    inside the caller's transaction.
 
     The build is much faster while the graph fits in ``maintenance_work_mem``
     (about 1.7 KB per 384-d vector), so it is raised for this transaction only.
     """
     conn.execute(f"SET LOCAL maintenance_work_mem = '{HNSW_BUILD_MEMORY}'")
-    conn.execute(
-        f"CREATE INDEX IF NOT EXISTS {HNSW_INDEX} ON unit_vectors USING hnsw "
-        f"(embedding vector_cosine_ops) "
-        f"WITH (m = {int(m)}, ef_construction = {int(ef_construction)})"
-    )
+    conn.execute(f"DROP INDEX IF EXISTS {OLD_HNSW_INDEX}")
+    for kind, name in HNSW_INDEXES.items():
+        conn.execute(
+            f"CREATE INDEX IF NOT EXISTS {name} ON unit_vectors USING hnsw "
+            f"(embedding vector_cosine_ops) "
+            f"WITH (m = {int(m)}, ef_construction = {int(ef_construction)}) "
+            f"WHERE kind = '{kind}'"
+        )

@@ -4,7 +4,8 @@ Open it with ``PostgresStore.open(dsn, schema="memdir")`` or ``with PostgresStor
 ``__init__`` only stores its arguments. Each store lives in one PostgreSQL schema
 (tests use one schema each); the pgvector extension is created on first use.
 
-Full text is a generated ``tsvector`` column with a GIN index; vectors live in a
+Keywords are ranked by the SQLite backend's BM25 over FTS5 tokens kept in a
+``tsvector`` column with a GIN index (``bm25.py``); vectors live in a
 ``vector(dimensions)`` table searched by an exact scan, or through an HNSW index
 with ``vector_index="hnsw"`` (approximate, much faster at millions of units).
 Many processes may write at once: see ``connect.py`` for the locking rules, and
@@ -13,6 +14,7 @@ Many processes may write at once: see ``connect.py`` for the locking rules, and
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from types import TracebackType
@@ -33,7 +35,7 @@ from memdir.store.contracts import (
     Unit,
     UnitKind,
 )
-from memdir.store.postgres import reads
+from memdir.store.postgres import bm25, reads
 from memdir.store.postgres import schema as ddl
 from memdir.store.postgres import writes as writes_sql
 from memdir.store.postgres.connect import (
@@ -46,13 +48,16 @@ from memdir.store.postgres.connect import (
     take_locks,
     translate_errors,
 )
+from memdir.store.postgres.terms import Fts5Terms
 
 if TYPE_CHECKING:
     import psycopg
 
+log = logging.getLogger(__name__)
 VectorIndexKind = Literal["exact", "hnsw"]
 T = TypeVar("T")
 REBUILD_HINT = "run `memdir index rebuild`"
+EXACT_SCAN_MAX = 50_000  # units of a kind in scope that a vector search scans exactly
 _ERRORS = "index database"  # what a driver error is reported as
 _IDENTITY_KEYS = ("identity_provider", "identity_model", "identity_dimensions")
 
@@ -84,6 +89,7 @@ class PostgresStore:
         self.expected_identity = identity
         self.vector_index: VectorIndexKind = vector_index
         self._db = Connections(dsn, schema, pool_size, connect_timeout)
+        self._tokenizers: dict[str, Fts5Terms] = {}
 
     # -- lifecycle ---------------------------------------------------------------------------
 
@@ -165,13 +171,13 @@ class PostgresStore:
         def migrate(conn: psycopg.Connection[Any]) -> None:
             ddl.ensure_schema(conn, self.schema)
             ddl.apply_migrations(conn, self.schema)
-            if not ddl.has_fts(conn, self.schema):
-                ddl.create_fts(conn, self.requested_tokenizer or "porter")
+            if ddl.recorded_tokenizer(conn) is None:
+                ddl.record_tokenizer(conn, self.requested_tokenizer or "porter")
 
         def outdated(conn: psycopg.Connection[Any]) -> bool:
             if not ddl.has_relation(conn, self.schema, "meta"):
                 return True
-            return not ddl.has_fts(conn, self.schema) or bool(
+            return ddl.recorded_tokenizer(conn) is None or bool(
                 ddl.pending_migrations(conn, self.schema)
             )
 
@@ -180,7 +186,7 @@ class PostgresStore:
         recorded, wanted = self.tokenizer, self.requested_tokenizer
         if wanted is not None and recorded != wanted:
             if self._read(lambda c: c.execute("SELECT 1 FROM units LIMIT 1").fetchone()) is None:
-                self._write(lambda c: _replace_fts(c, wanted), exclusive=True)
+                self._write(lambda c: ddl.record_tokenizer(c, wanted), exclusive=True)
             else:
                 raise IndexMismatchError(
                     f"the index {self.location!r} was built with the {recorded!r} tokenizer, "
@@ -192,7 +198,7 @@ class PostgresStore:
     def _ensure_hnsw(self) -> None:
         def missing(conn: psycopg.Connection[Any]) -> bool:
             has_table = ddl.has_relation(conn, self.schema, "unit_vectors")
-            return has_table and not ddl.has_relation(conn, self.schema, ddl.HNSW_INDEX)
+            return has_table and not ddl.has_hnsw(conn, self.schema)
 
         if self._read(missing):
             self._write(lambda c: ddl.create_hnsw(c) if missing(c) else None, exclusive=True)
@@ -307,22 +313,41 @@ class PostgresStore:
     def keyword_search(
         self, query: KeywordQuery, sources: Sequence[str], kinds: Sequence[UnitKind], limit: int
     ) -> dict[UnitKind, list[ScoredId]]:
-        """Full text over units: the best ``limit`` of each kind in one statement; ``score``
-        is a normalised rank in [0, 1), higher is better."""
+        """SQLite's BM25 over a bounded pool of candidates (``bm25.py``): the best ``limit``
+        of each kind, ``score`` >= 0, higher is better, ties by the lower unit id."""
         wanted = list(dict.fromkeys(kinds))
         if not sources or limit <= 0 or not query or not wanted:
             return {kind: [] for kind in wanted}
-        tokenizer = self.tokenizer
-        return self._read(
-            lambda c: reads.keyword_search(c, tokenizer, query, sources, wanted, limit)
-        )
 
-    def keyword_coverage(
-        self, query: KeywordQuery, unit_ids: Sequence[int]
-    ) -> dict[int, float] | None:
-        """None: not measured here yet, so search calibrates its confidence on vector
-        evidence alone (``memdir.search.calibration``)."""
-        return None
+        def rank(conn: psycopg.Connection[Any]) -> dict[UnitKind, list[tuple[int, float]]]:
+            tokens = self._terms(ddl.recorded_tokenizer(conn) or "porter").of_query(query)
+            found, search = bm25.rank(conn, tokens, sources, wanted, limit)
+            if not search.exact:
+                log.debug("keyword ranking over a pool: %d regions read", search.regions)
+            return found
+
+        found = self._read(rank)
+        return {k: [ScoredId(uid, max(0.0, score)) for uid, score in found[k]] for k in wanted}
+
+    def keyword_coverage(self, query: KeywordQuery, unit_ids: Sequence[int]) -> dict[int, float]:
+        """For each unit, the share of the query's information it holds (its tokens'
+        ``smoothed_idf`` over all of the query's), as the SQLite backend measures it."""
+        ids = list(dict.fromkeys(unit_ids))
+        if not ids or not query:
+            return dict.fromkeys(ids, 0.0)
+
+        def measure(conn: psycopg.Connection[Any]) -> dict[int, float]:
+            tokens = self._terms(ddl.recorded_tokenizer(conn) or "porter").of_query(query)
+            return bm25.coverage(conn, tokens, ids)
+
+        return self._read(measure)
+
+    def _terms(self, tokenizer: str) -> Fts5Terms:
+        """This store's FTS5 tokenizer for ``tokenizer`` (made once, then shared)."""
+        found = self._tokenizers.get(tokenizer)
+        if found is None:
+            found = self._tokenizers.setdefault(tokenizer, Fts5Terms(tokenizer))
+        return found
 
     def vector_search(
         self, query: npt.NDArray[np.float32], sources: Sequence[str], kind: UnitKind, limit: int
@@ -333,7 +358,14 @@ class PostgresStore:
         if self._vector_identity(int(np.asarray(query).shape[-1])) is None:
             return []
         hnsw = self.vector_index == "hnsw"
-        return self._read(lambda c: reads.vector_search(c, query, sources, kind, limit, hnsw))
+
+        def find(conn: psycopg.Connection[Any]) -> list[ScoredId]:
+            # A scope small enough is scanned exactly, through the (kind, source) index:
+            # faster than the graph, which would skip past other workspaces' vectors.
+            graph = hnsw and reads.scope_units(conn, sources, kind) > EXACT_SCAN_MAX
+            return reads.vector_search(conn, query, sources, kind, limit, graph)
+
+        return self._read(find)
 
     def get_units(self, ids: Iterable[int]) -> dict[int, Unit]:
         wanted = list(dict.fromkeys(ids))
@@ -377,8 +409,10 @@ class PostgresStore:
             self._check_identity(recorded, identity)
 
         def write(conn: psycopg.Connection[Any]) -> int:
-            has_index = _identity(reads.read_meta(conn)) is not None
-            return writes_sql.write_files(conn, writes, has_index, identity)
+            meta = reads.read_meta(conn)
+            terms = self._terms(meta.get("tokenizer", "porter"))
+            has_index = _identity(meta) is not None
+            return writes_sql.write_files(conn, writes, has_index, identity, terms)
 
         return self._write(write, sorted({w.stamp.source for w in writes}))
 
@@ -443,24 +477,23 @@ class PostgresStore:
             raise InvalidInputError(f"unknown tokenizer {tokenizer!r}; use one of {ddl.TOKENIZERS}")
 
         def clear(conn: psycopg.Connection[Any]) -> None:
-            current = reads.read_meta(conn).get("tokenizer", "porter")
             conn.execute("DROP TABLE IF EXISTS unit_vectors")
-            ddl.drop_fts(conn)
-            conn.execute("TRUNCATE units, files")
+            conn.execute("TRUNCATE units, files, term_counts, source_counts")
             if not keep_cache:
                 conn.execute("TRUNCATE embedding_cache")
             conn.execute(
                 "DELETE FROM meta WHERE key LIKE 'identity\\_%' OR key = 'vector_backend' "
                 "OR key LIKE 'vectors\\_incomplete:%'"
             )
-            ddl.create_fts(conn, tokenizer or current)
+            if tokenizer is not None:
+                ddl.record_tokenizer(conn, tokenizer)
 
         self._write(clear, exclusive=True)
 
     def stats(self) -> IndexStats:
         def gather(conn: psycopg.Connection[Any]) -> tuple[dict[str, int], dict[str, str], bool]:
             has_vectors = ddl.has_relation(conn, self.schema, "unit_vectors")
-            hnsw = ddl.has_relation(conn, self.schema, ddl.HNSW_INDEX)
+            hnsw = ddl.has_hnsw(conn, self.schema)
             return reads.count_units(conn, has_vectors), reads.read_meta(conn), hnsw
 
         counts, meta, hnsw = self._read(gather)
@@ -480,11 +513,6 @@ class PostgresStore:
                 "vector_index": self.vector_index,
             },
         )
-
-
-def _replace_fts(conn: psycopg.Connection[Any], tokenizer: str) -> None:
-    ddl.drop_fts(conn)
-    ddl.create_fts(conn, tokenizer)
 
 
 def _identity(meta: dict[str, str]) -> EmbedderIdentity | None:

@@ -19,13 +19,14 @@ import numpy as np
 import numpy.typing as npt
 
 from memdir.store.contracts import EmbedderIdentity, FileKey, FileStamp, FileWrite
+from memdir.store.postgres.terms import Fts5Terms, tsvector_text
 
 if TYPE_CHECKING:
     import psycopg
 
 _UNIT_COPY = (
     "COPY units (id, file_id, source, path, kind, start_line, end_line, text, heading_path, "
-    "sha256) FROM STDIN"
+    "sha256, terms, length) FROM STDIN"
 )
 
 
@@ -38,8 +39,10 @@ def write_files(
     writes: Sequence[FileWrite],
     has_index: bool,
     identity: EmbedderIdentity | None,
+    terms: Fts5Terms,
 ) -> int:
-    """Upsert the files, replace their units (and vectors); returns the units written."""
+    """Upsert the files, replace their units (with their ``terms``, and vectors); returns
+    the units written."""
     latest = {w.stamp.key: w for w in writes}  # one row per file, the last write wins
     items = list(latest.values())
     file_ids = _upsert_files(conn, [w.stamp for w in items])
@@ -54,7 +57,7 @@ def write_files(
             (total,),
         ).fetchall()
     ]
-    _copy_units(conn, items, file_ids, unit_ids)
+    _copy_units(conn, items, file_ids, unit_ids, terms)
     if not has_index:  # keyword-only index: vectors have nowhere to go
         return total
     _copy_vectors(conn, items, unit_ids)
@@ -92,12 +95,15 @@ def _copy_units(
     items: Sequence[FileWrite],
     file_ids: dict[FileKey, int],
     unit_ids: Sequence[int],
+    terms: Fts5Terms,
 ) -> None:
+    counts = terms.of_units([unit for w in items for unit in w.units])
     position = 0
     with conn.cursor().copy(_UNIT_COPY) as copy:
         for w in items:
             file_id = file_ids[w.stamp.key]
             for unit in w.units:
+                held = counts[position]
                 copy.write_row(
                     (
                         unit_ids[position],
@@ -110,6 +116,8 @@ def _copy_units(
                         _clean(unit.text),
                         _clean("\n".join(unit.heading_path)),
                         unit.sha256,
+                        tsvector_text(held),
+                        sum(held.values()),
                     )
                 )
                 position += 1

@@ -132,8 +132,8 @@ class FactBook:
 
     def sync(self) -> FactSyncReport:
         """Re-read changed daily notes (edited or deleted fact lines take effect)."""
-        return sync_facts(self.store, self.embedder, self._notes())
+        return sync_facts(self.store, self.embedder, self._notes)  # listed inside its lock
 
     def rebuild(self) -> FactSyncReport:
         """Drop the facts tables of this workspace and replay every daily note."""
-        return rebuild_facts(self.store, self.embedder, self._notes())
+        return rebuild_facts(self.store, self.embedder, self._notes)

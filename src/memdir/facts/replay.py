@@ -22,7 +22,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -155,19 +155,24 @@ def _read_changed(
 
 
 def sync_facts(
-    store: FactStore, embedder: Embedder | None, files: Sequence[FileRef]
+    store: FactStore,
+    embedder: Embedder | None,
+    files: Sequence[FileRef] | Callable[[], Sequence[FileRef]],
 ) -> FactSyncReport:
     """Bring the facts store in line with ``files`` (the daily notes), incrementally.
 
     Files whose size and mtime match the stored stamp are not read; a file read
     with an unchanged hash only refreshes its stamp. Facts are re-derived only
-    when some content changed or a file vanished. Reading the notes, replacing
-    their events and writing the derived facts is one store transaction, so a
-    save of another process lands wholly before or after it and is never undone;
-    vectors for new texts are computed afterwards, outside it.
+    when some content changed or a file vanished. Listing the notes (pass a
+    function that lists them), reading them, replacing their events and writing
+    the derived facts is one store transaction, so a save of another process
+    lands wholly before or after it and is never undone (a list taken before the
+    transaction would miss a note that a save created meanwhile, and its facts
+    would be dropped as those of a vanished note); vectors for new texts are
+    computed afterwards, outside it.
     """
     with store.transaction():
-        report = sync_notes_locked(store, files)
+        report = sync_notes_locked(store, files() if callable(files) else files)
     embedded = _backfill_vectors(store, embedder, only_missing=not report.files_read)
     if report.files_read or report.files_removed:
         logger.info(
@@ -270,10 +275,13 @@ def _backfill_vectors(
 
 
 def rebuild_facts(
-    store: FactStore, embedder: Embedder | None, files: Sequence[FileRef]
+    store: FactStore,
+    embedder: Embedder | None,
+    files: Sequence[FileRef] | Callable[[], Sequence[FileRef]],
 ) -> FactSyncReport:
-    """Forget everything the store knows (usage statistics too) and replay ``files``."""
+    """Forget everything the store knows (usage statistics too) and replay ``files``
+    (listed inside the transaction when given as a function, as for ``sync_facts``)."""
     store.clear()  # apart: on PostgreSQL it locks the whole schema, a save the scope first
     with store.transaction():
-        report = sync_notes_locked(store, files)
+        report = sync_notes_locked(store, files() if callable(files) else files)
     return replace(report, embedded=_backfill_vectors(store, embedder))

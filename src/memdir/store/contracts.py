@@ -15,7 +15,7 @@ indexed and, when an embedder is configured, embedded.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -41,6 +41,17 @@ class EmbedderIdentity:
     provider: str
     model: str
     dimensions: int
+
+    @classmethod
+    def from_meta(
+        cls, meta: Mapping[str, str], prefix: str = "identity_"
+    ) -> EmbedderIdentity | None:
+        """The identity a meta table records (``<prefix>provider``, ``<prefix>model``,
+        ``<prefix>dimensions``; the index's keys by default), or None before the first bind."""
+        if f"{prefix}provider" not in meta:
+            return None
+        return cls(meta[f"{prefix}provider"], meta[f"{prefix}model"],
+                   int(meta[f"{prefix}dimensions"]))  # fmt: skip
 
 
 @dataclass(frozen=True)

@@ -93,13 +93,6 @@ def where_admitted(scope: str, filt: FactFilter, mark: str = "?") -> tuple[str, 
     return " AND ".join(clauses), args
 
 
-def identity_from_meta(meta: dict[str, str]) -> EmbedderIdentity | None:
-    """The embedder identity recorded in ``fact_meta`` rows, or None before the first bind."""
-    if "provider" not in meta:
-        return None
-    return EmbedderIdentity(meta["provider"], meta["model"], int(meta["dimensions"]))
-
-
 def identity_rows(identity: EmbedderIdentity) -> list[tuple[str, str]]:
     """The ``fact_meta`` (key, value) rows that record ``identity``."""
     return [

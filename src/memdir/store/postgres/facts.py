@@ -44,7 +44,6 @@ from memdir.store.fact_rows import (
     RETIRED_COLUMNS,
     RETIRED_WHERE,
     check_identity,
-    identity_from_meta,
     identity_rows,
     retired_from_row,
 )
@@ -209,7 +208,7 @@ class PostgresFactStore:
     @property
     def identity(self) -> EmbedderIdentity | None:
         meta = {str(k): str(v) for k, v in self._rows("SELECT key, value FROM fact_meta", ())}
-        return identity_from_meta(meta)
+        return EmbedderIdentity.from_meta(meta, prefix="")
 
     def bind_identity(self, identity: EmbedderIdentity) -> None:
         """Record the embedder of the fact vectors, or check it matches the recorded one."""

@@ -261,7 +261,7 @@ class PostgresStore:
     @property
     def identity(self) -> EmbedderIdentity | None:
         """The embedder identity recorded in the index, or None (keyword-only so far)."""
-        return _identity(self._meta())
+        return EmbedderIdentity.from_meta(self._meta())
 
     def bind_identity(self, identity: EmbedderIdentity) -> None:
         """Record ``identity`` in a keyword-only index, or check it matches the recorded one."""
@@ -271,7 +271,7 @@ class PostgresStore:
             return
 
         def bind(conn: psycopg.Connection[Any]) -> None:
-            recorded = _identity(reads.read_meta(conn))
+            recorded = EmbedderIdentity.from_meta(reads.read_meta(conn))
             if recorded is not None:
                 self._check_identity(recorded, identity)
                 return
@@ -411,7 +411,7 @@ class PostgresStore:
         def write(conn: psycopg.Connection[Any]) -> int:
             meta = reads.read_meta(conn)
             terms = self._terms(meta.get("tokenizer", "porter"))
-            has_index = _identity(meta) is not None
+            has_index = EmbedderIdentity.from_meta(meta) is not None
             return writes_sql.write_files(conn, writes, has_index, identity, terms)
 
         return self._write(write, sorted({w.stamp.source for w in writes}))
@@ -446,7 +446,7 @@ class PostgresStore:
         """Files of ``sources`` with units that have no vector (written keyword-only)."""
         meta = self._meta()
         flagged = [s for s in sources if f"vectors_incomplete:{s}" in meta]
-        if not flagged or _identity(meta) is None:
+        if not flagged or EmbedderIdentity.from_meta(meta) is None:
             return set()
         return self._read(lambda c: reads.units_without_vectors(c, flagged))
 
@@ -503,7 +503,7 @@ class PostgresStore:
             blocks=counts["blocks"],
             vectors=counts["vectors"],
             cached_embeddings=counts["cache"],
-            identity=_identity(meta),
+            identity=EmbedderIdentity.from_meta(meta),
             vector_backend="pgvector-hnsw" if hnsw else "pgvector-exact",
             db_path=self.location,
             extra={
@@ -513,13 +513,3 @@ class PostgresStore:
                 "vector_index": self.vector_index,
             },
         )
-
-
-def _identity(meta: dict[str, str]) -> EmbedderIdentity | None:
-    if "identity_provider" not in meta:
-        return None
-    return EmbedderIdentity(
-        provider=meta["identity_provider"],
-        model=meta["identity_model"],
-        dimensions=int(meta["identity_dimensions"]),
-    )

@@ -44,7 +44,6 @@ from memdir.store.fact_rows import (
     event_values,
     fact_from_row,
     fact_row,
-    identity_from_meta,
     identity_rows,
     retired_from_row,
     where_admitted,
@@ -218,7 +217,7 @@ class SqliteFactStore:
         transaction just to read it."""
         if self._identity is None:
             meta = self._read(lambda c: c.execute("SELECT key, value FROM fact_meta").fetchall())
-            self._identity = identity_from_meta(dict(meta))
+            self._identity = EmbedderIdentity.from_meta(dict(meta), prefix="")
         return self._identity
 
     def bind_identity(self, identity: EmbedderIdentity) -> None:

@@ -31,16 +31,6 @@ def tokenizer_of(conn: sqlite3.Connection) -> str:
     return str(row[0]) if row else "porter"
 
 
-def identity_of(meta: dict[str, str]) -> EmbedderIdentity | None:
-    if "identity_provider" not in meta:
-        return None
-    return EmbedderIdentity(
-        provider=meta["identity_provider"],
-        model=meta["identity_model"],
-        dimensions=int(meta["identity_dimensions"]),
-    )
-
-
 def check_identity(recorded: EmbedderIdentity, wanted: EmbedderIdentity, path: Path) -> None:
     if recorded != wanted:
         raise IndexMismatchError(
@@ -80,7 +70,7 @@ def searchable(
 ) -> bool:
     """Whether the index has vectors to search (checking ``expected`` and the query's
     dimensions against the recorded embedder)."""
-    recorded = identity_of(read_meta(conn))
+    recorded = EmbedderIdentity.from_meta(read_meta(conn))
     if recorded is None:
         return False
     if expected is not None:

@@ -211,7 +211,7 @@ class SqliteStore:
     @property
     def identity(self) -> EmbedderIdentity | None:
         """The embedder identity recorded in the index, or None (keyword-only so far)."""
-        return rows.identity_of(self._meta())
+        return EmbedderIdentity.from_meta(self._meta())
 
     def bind_identity(self, identity: EmbedderIdentity) -> None:
         """Record ``identity`` in a keyword-only index, or check it matches the recorded one."""
@@ -313,7 +313,7 @@ class SqliteStore:
 
         def write(conn: sqlite3.Connection) -> int:
             tokens = Tokens(rows.tokenizer_of(conn))
-            known = rows.identity_of(rows.read_meta(conn))
+            known = EmbedderIdentity.from_meta(rows.read_meta(conn))
             cache = identity is not None
             return sum(writes.write_file(conn, item, known, cache, tokens) for item in items)
 
@@ -350,7 +350,7 @@ class SqliteStore:
         """
         meta = self._meta()
         flagged = [s for s in sources if f"vectors_incomplete:{s}" in meta]
-        if not flagged or rows.identity_of(meta) is None:
+        if not flagged or EmbedderIdentity.from_meta(meta) is None:
             return set()
         return self._read(lambda c: rows.files_missing_vectors(c, flagged))
 
@@ -400,7 +400,7 @@ class SqliteStore:
             blocks=counts["blocks"],
             vectors=counts["vectors"],
             cached_embeddings=counts["cache"],
-            identity=rows.identity_of(meta),
+            identity=EmbedderIdentity.from_meta(meta),
             vector_backend="numpy",
             db_path=str(self.path),
             extra={

@@ -18,7 +18,7 @@ import numpy as np
 from memdir.store.contracts import EmbedderIdentity, FileKey, FileStamp, FileWrite, Unit, Vector
 from memdir.store.sqlite.changelog import record_changes, reset_log
 from memdir.store.sqlite.keywords.terms import Tokens, read_terms, write_terms
-from memdir.store.sqlite.rows import check_identity, identity_of, read_meta
+from memdir.store.sqlite.rows import check_identity, read_meta
 from memdir.store.sqlite.vectors.graph import drop_tags
 
 UnitKey = tuple[str, int, int, str, str, str]
@@ -159,7 +159,7 @@ def update_stamps(conn: sqlite3.Connection, stamps: Sequence[FileStamp]) -> None
 def bind_identity(conn: sqlite3.Connection, identity: EmbedderIdentity, path: Path) -> None:
     """Record ``identity`` in a keyword-only index, or check it matches the recorded one;
     units written before any embedder are marked for the next sync to embed."""
-    recorded = identity_of(read_meta(conn))
+    recorded = EmbedderIdentity.from_meta(read_meta(conn))
     if recorded is not None:
         check_identity(recorded, identity, path)
         return

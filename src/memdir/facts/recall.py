@@ -30,11 +30,12 @@ from datetime import UTC, datetime
 from typing import Literal
 
 from memdir.embeddings.base import Embedder, Vectors
-from memdir.errors import IndexMismatchError, InvalidInputError
+from memdir.errors import InvalidInputError
 from memdir.facts.categories import check_category, match_query_categories
 from memdir.facts.salience import fact_salience
 from memdir.store.contracts import EmbedderIdentity, FactStore, KeywordQuery
 from memdir.store.fact_records import Fact, FactFilter
+from memdir.store.identity import check_fact_identity
 
 RRF_K = 10
 TIER_RELATIVE = 0.5
@@ -87,12 +88,8 @@ def check_embedder(store: FactStore, embedder: Embedder) -> None:
     """Raise ``IndexMismatchError`` when the stored fact vectors come from another embedder."""
     wanted = EmbedderIdentity(embedder.provider, embedder.model, embedder.dimensions)
     recorded = store.identity
-    if recorded is not None and recorded != wanted:
-        raise IndexMismatchError(
-            f"the facts in {str(store.path)!r} were embedded with {recorded.provider}/"
-            f"{recorded.model} ({recorded.dimensions} dimensions), not {wanted.provider}/"
-            f"{wanted.model} ({wanted.dimensions}); run `memdir index rebuild`"
-        )
+    if recorded is not None:
+        check_fact_identity(str(store.path), recorded, wanted)
 
 
 def _check_query(query: str, limit: int) -> None:

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from memdir.errors import IndexMismatchError
 from memdir.store.contracts import EmbedderIdentity
 from memdir.store.fact_records import Fact, FactEvent, FactFilter, RetiredKind, RetiredLine
 from memdir.store.times import from_us, maybe_from_us, maybe_to_us, to_us
@@ -100,16 +99,6 @@ def identity_rows(identity: EmbedderIdentity) -> list[tuple[str, str]]:
         ("model", identity.model),
         ("dimensions", str(identity.dimensions)),
     ]
-
-
-def check_identity(location: str, recorded: EmbedderIdentity, wanted: EmbedderIdentity) -> None:
-    """Raise ``IndexMismatchError`` when the facts at ``location`` were embedded otherwise."""
-    if recorded != wanted:
-        raise IndexMismatchError(
-            f"the facts in {location!r} were embedded with {recorded.provider}/"
-            f"{recorded.model} ({recorded.dimensions} dimensions), not {wanted.provider}/"
-            f"{wanted.model} ({wanted.dimensions}); run `memdir index rebuild`"
-        )
 
 
 RETIRED_COLUMNS = (

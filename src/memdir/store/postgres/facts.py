@@ -43,10 +43,10 @@ from memdir.store.fact_records import (
 from memdir.store.fact_rows import (
     RETIRED_COLUMNS,
     RETIRED_WHERE,
-    check_identity,
     identity_rows,
     retired_from_row,
 )
+from memdir.store.identity import check_fact_identity
 from memdir.store.postgres import facts_sql as sql
 from memdir.store.postgres import schema as ddl
 from memdir.store.postgres.connect import (
@@ -227,7 +227,7 @@ class PostgresFactStore:
             self._write(bind, exclusive=True)
             recorded = self.identity  # another process may have bound first
         if recorded is not None:
-            check_identity(self.location, recorded, identity)
+            check_fact_identity(self.location, recorded, identity)
 
     # -- files and events --------------------------------------------------------------------
 

@@ -35,6 +35,7 @@ from memdir.store.contracts import (
     Unit,
     UnitKind,
 )
+from memdir.store.identity import REBUILD_HINT, check_index_identity, check_query_dimensions
 from memdir.store.postgres import bm25, reads
 from memdir.store.postgres import schema as ddl
 from memdir.store.postgres import writes as writes_sql
@@ -56,7 +57,6 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 VectorIndexKind = Literal["exact", "hnsw"]
 T = TypeVar("T")
-REBUILD_HINT = "run `memdir index rebuild`"
 EXACT_SCAN_MAX = 50_000  # units of a kind in scope that a vector search scans exactly
 _ERRORS = "index database"  # what a driver error is reported as
 _IDENTITY_KEYS = ("identity_provider", "identity_model", "identity_dimensions")
@@ -267,13 +267,13 @@ class PostgresStore:
         """Record ``identity`` in a keyword-only index, or check it matches the recorded one."""
         recorded = self.identity
         if recorded is not None:
-            self._check_identity(recorded, identity)
+            check_index_identity(self.location, recorded, identity)
             return
 
         def bind(conn: psycopg.Connection[Any]) -> None:
             recorded = EmbedderIdentity.from_meta(reads.read_meta(conn))
             if recorded is not None:
-                self._check_identity(recorded, identity)
+                check_index_identity(self.location, recorded, identity)
                 return
             values = (identity.provider, identity.model, str(identity.dimensions))
             for key, value in zip(_IDENTITY_KEYS, values, strict=True):
@@ -286,26 +286,14 @@ class PostgresStore:
 
         self._write(bind, exclusive=True)
 
-    def _check_identity(self, recorded: EmbedderIdentity, wanted: EmbedderIdentity) -> None:
-        if recorded != wanted:
-            raise IndexMismatchError(
-                f"the index {self.location!r} was built with embedder {recorded.provider}/"
-                f"{recorded.model} ({recorded.dimensions} dimensions), not {wanted.provider}/"
-                f"{wanted.model} ({wanted.dimensions} dimensions); {REBUILD_HINT}"
-            )
-
     def _vector_identity(self, query_dims: int | None = None) -> EmbedderIdentity | None:
         recorded = self.identity
         if recorded is None:
             return None
         if self.expected_identity is not None:
-            self._check_identity(recorded, self.expected_identity)
-        if query_dims is not None and query_dims != recorded.dimensions:
-            raise IndexMismatchError(
-                f"the query vector has {query_dims} dimensions but the index {self.location!r} "
-                f"holds {recorded.dimensions}-dimensional vectors of {recorded.model!r}; "
-                f"{REBUILD_HINT}"
-            )
+            check_index_identity(self.location, recorded, self.expected_identity)
+        if query_dims is not None:
+            check_query_dimensions(self.location, recorded, query_dims)
         return recorded
 
     # -- IndexReader (what search reads) ------------------------------------------------------
@@ -406,7 +394,7 @@ class PostgresStore:
         if any(w.vectors is not None for w in writes) and recorded is None:
             raise StoreError("vectors given but no embedder identity is bound; call bind_identity")
         if identity is not None and recorded is not None:
-            self._check_identity(recorded, identity)
+            check_index_identity(self.location, recorded, identity)
 
         def write(conn: psycopg.Connection[Any]) -> int:
             meta = reads.read_meta(conn)

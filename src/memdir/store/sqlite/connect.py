@@ -24,6 +24,7 @@ from types import ModuleType
 from typing import TypeVar, cast
 
 from memdir.errors import DiskFullError, MemdirError, StoreError
+from memdir.store.identity import REBUILD_HINT
 
 log = logging.getLogger(__name__)
 
@@ -35,7 +36,6 @@ RETRY_SECONDS = 30.0
 # connection and the mapped pages of a growing file (docs/benchmarks.md, "Footprint").
 CACHE_KIB = 8 * 1024
 READER_CACHE_KIB = 2048  # a connection that reads rows by id and, on a reload, every row once
-REBUILD_HINT = "run `memdir index rebuild`"
 FULL_DISK_BYTES = 1 << 20  # less free space than this makes a "disk I/O error" a full disk
 
 T = TypeVar("T")

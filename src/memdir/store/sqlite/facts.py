@@ -39,7 +39,6 @@ from memdir.store.fact_records import (
 from memdir.store.fact_rows import (
     RETIRED_COLUMNS,
     RETIRED_WHERE,
-    check_identity,
     event_from_row,
     event_values,
     fact_from_row,
@@ -48,6 +47,7 @@ from memdir.store.fact_rows import (
     retired_from_row,
     where_admitted,
 )
+from memdir.store.identity import check_fact_identity
 from memdir.store.sqlite.connect import (
     BUSY_TIMEOUT_MS,
     Connection,
@@ -229,7 +229,7 @@ class SqliteFactStore:
                 lambda c: c.executemany("INSERT OR REPLACE INTO fact_meta VALUES (?, ?)", rows)
             )
         else:
-            check_identity(str(self.path), recorded, identity)
+            check_fact_identity(str(self.path), recorded, identity)
 
     # -- files and events ----------------------------------------------------------------
 

@@ -9,9 +9,8 @@ from pathlib import Path
 
 import numpy as np
 
-from memdir.errors import IndexMismatchError
 from memdir.store.contracts import EmbedderIdentity, FileKey, FileStamp, Unit, Vector
-from memdir.store.sqlite.connect import REBUILD_HINT
+from memdir.store.identity import check_index_identity, check_query_dimensions
 
 BATCH = 500  # ids per `IN (...)` query
 
@@ -29,15 +28,6 @@ def tokenizer_of(conn: sqlite3.Connection) -> str:
     """The index's tokenizer (an entry of ``keywords.terms.TOKENIZERS``)."""
     row = conn.execute("SELECT value FROM meta WHERE key = 'tokenizer'").fetchone()
     return str(row[0]) if row else "porter"
-
-
-def check_identity(recorded: EmbedderIdentity, wanted: EmbedderIdentity, path: Path) -> None:
-    if recorded != wanted:
-        raise IndexMismatchError(
-            f"the index {str(path)!r} was built with embedder {recorded.provider}/"
-            f"{recorded.model} ({recorded.dimensions} dimensions), not {wanted.provider}/"
-            f"{wanted.model} ({wanted.dimensions} dimensions); {REBUILD_HINT}"
-        )
 
 
 def units_sql(count: int) -> str:
@@ -74,13 +64,9 @@ def searchable(
     if recorded is None:
         return False
     if expected is not None:
-        check_identity(recorded, expected, path)
-    if dimensions is not None and dimensions != recorded.dimensions:
-        raise IndexMismatchError(
-            f"the query vector has {dimensions} dimensions but the index {str(path)!r} "
-            f"holds {recorded.dimensions}-dimensional vectors of {recorded.model!r}; "
-            f"{REBUILD_HINT}"
-        )
+        check_index_identity(str(path), recorded, expected)
+    if dimensions is not None:
+        check_query_dimensions(str(path), recorded, dimensions)
     return True
 
 

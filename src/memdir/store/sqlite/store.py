@@ -40,11 +40,11 @@ from memdir.store.contracts import (
     UnitKind,
     Vector,
 )
+from memdir.store.identity import REBUILD_HINT, check_index_identity
 from memdir.store.sqlite import rows, writes
 from memdir.store.sqlite.changelog import catch_up
 from memdir.store.sqlite.connect import (
     READER_CACHE_KIB,
-    REBUILD_HINT,
     Connection,
     connect,
     delete_database,
@@ -217,7 +217,7 @@ class SqliteStore:
         """Record ``identity`` in a keyword-only index, or check it matches the recorded one."""
         recorded = self.identity
         if recorded is not None:  # the common case needs no write lock
-            rows.check_identity(recorded, identity, self.path)
+            check_index_identity(str(self.path), recorded, identity)
             return
 
         self._write(lambda c: writes.bind_identity(c, identity, self.path))
@@ -309,7 +309,7 @@ class SqliteStore:
         if any(w.vectors is not None for w in items) and recorded is None:
             raise StoreError("vectors given but no embedder identity is bound; call bind_identity")
         if identity is not None and recorded is not None:
-            rows.check_identity(recorded, identity, self.path)
+            check_index_identity(str(self.path), recorded, identity)
 
         def write(conn: sqlite3.Connection) -> int:
             tokens = Tokens(rows.tokenizer_of(conn))

@@ -16,9 +16,10 @@ from pathlib import Path
 import numpy as np
 
 from memdir.store.contracts import EmbedderIdentity, FileKey, FileStamp, FileWrite, Unit, Vector
+from memdir.store.identity import check_index_identity
 from memdir.store.sqlite.changelog import record_changes, reset_log
 from memdir.store.sqlite.keywords.terms import Tokens, read_terms, write_terms
-from memdir.store.sqlite.rows import check_identity, read_meta
+from memdir.store.sqlite.rows import read_meta
 from memdir.store.sqlite.vectors.graph import drop_tags
 
 UnitKey = tuple[str, int, int, str, str, str]
@@ -161,7 +162,7 @@ def bind_identity(conn: sqlite3.Connection, identity: EmbedderIdentity, path: Pa
     units written before any embedder are marked for the next sync to embed."""
     recorded = EmbedderIdentity.from_meta(read_meta(conn))
     if recorded is not None:
-        check_identity(recorded, identity, path)
+        check_index_identity(str(path), recorded, identity)
         return
     rows = [("identity_provider", identity.provider), ("identity_model", identity.model),
             ("identity_dimensions", str(identity.dimensions))]  # fmt: skip

@@ -165,6 +165,22 @@ def retry_locked(fn: Callable[[], T], errors: tuple[type[Exception], ...]) -> T:
             delay = min(delay * 2, 0.5)
 
 
+def in_transaction(conn: sqlite3.Connection, fn: Callable[[sqlite3.Connection], T],
+                   begin: str | None) -> T:  # fmt: skip
+    """``fn(conn)`` inside one transaction opened with ``begin`` (``BEGIN``: a snapshot;
+    ``BEGIN IMMEDIATE``: a write, rolled back when ``fn`` raises; None: none)."""
+    if begin is None:
+        return fn(conn)
+    conn.execute(begin)
+    try:
+        result = fn(conn)
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    conn.execute("COMMIT")
+    return result
+
+
 def run(
     db: Connection,
     path: Path,
@@ -172,24 +188,10 @@ def run(
     begin: str | None = None,
     what: str = "index database",
 ) -> T:
-    """``fn(conn)``, retried as a whole while the database is locked, inside one transaction
-    opened with ``begin`` (``BEGIN``: a snapshot; ``BEGIN IMMEDIATE``: a write, rolled back
-    when ``fn`` raises; None: none). The driver's errors become memdir's."""
-
-    def attempt() -> T:
-        if begin is None:
-            return fn(db.conn)
-        db.conn.execute(begin)
-        try:
-            result = fn(db.conn)
-        except BaseException:
-            db.conn.execute("ROLLBACK")
-            raise
-        db.conn.execute("COMMIT")
-        return result
-
+    """``fn(conn)`` in a transaction (``in_transaction``), retried as a whole while the
+    database is locked. The driver's errors become memdir's."""
     try:
-        return retry_locked(attempt, db.errors)
+        return retry_locked(lambda: in_transaction(db.conn, fn, begin), db.errors)
     except db.errors as exc:
         raise database_error(path, exc, what) from exc
 

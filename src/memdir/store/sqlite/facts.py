@@ -53,6 +53,7 @@ from memdir.store.sqlite.connect import (
     Connection,
     connect,
     database_error,
+    in_transaction,
     is_locked,
     retry_locked,
     run,
@@ -575,21 +576,19 @@ def _check_dimensions(
 
 def _try_write(db: Connection, fn: Callable[[sqlite3.Connection], None]) -> bool:
     """``fn`` in a write transaction if the database is free now; False if another writer
-    holds it (no waiting: the busy timeout is off for the attempt)."""
-    conn = db.conn
-    conn.execute("PRAGMA busy_timeout = 0")
+    holds it (no waiting: the busy timeout is off until the write lock is ours)."""
+
+    def write(conn: sqlite3.Connection) -> None:
+        conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        fn(conn)
+
+    db.conn.execute("PRAGMA busy_timeout = 0")
     try:
-        conn.execute("BEGIN IMMEDIATE")
+        in_transaction(db.conn, write, "BEGIN IMMEDIATE")
     except db.errors as exc:
         if is_locked(exc):
             return False
         raise
     finally:
-        conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-    try:
-        fn(conn)
-    except BaseException:
-        conn.execute("ROLLBACK")
-        raise
-    conn.execute("COMMIT")
+        db.conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
     return True

@@ -19,7 +19,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 
 import numpy as np
@@ -41,7 +41,7 @@ from memdir.search.fusion import (
 from memdir.search.lifecycle import Retired, RetiredOf, apply_lifecycle, current_only
 from memdir.search.mmr import select_diverse
 from memdir.search.neighbours import find_neighbours, neighbour_guesses
-from memdir.search.query import keyword_query
+from memdir.search.query import keyword_query, named_terms
 from memdir.search.recency import recency_multiplier
 from memdir.search.results import Evidence, SearchHit, SearchOptions, SearchResults
 from memdir.search.snippets import Candidate, merge_spans, neighbour_relevance, score_blocks
@@ -100,8 +100,11 @@ def search(
     first_vectors = nearest.get("block", [])
     blocks = Signals(block_words, first_vectors)
     chunks = Signals(chunk_words, nearest.get("chunk", []))
-    block_scores, block_parts = fuse_signals(blocks, options)
-    chunk_scores, _ = fuse_signals(chunks, options)
+    block_weight = keyword_strength(store, keywords, blocks, options)
+    block_scores, block_parts = fuse_signals(blocks, options, block_weight)
+    chunk_scores, _ = fuse_signals(
+        chunks, options, keyword_strength(store, keywords, chunks, options)
+    )
     if vector is not None and options.feedback > 0.0 and block_scores:
         vector = expand_query(store, vector, block_scores, options.feedback)
         again = _embedding_pool().submit(nearest_vectors, store, vector, sources, "block", limit)
@@ -109,7 +112,9 @@ def search(
         fetch_missing(store, units, block_scores, chunk_scores, options)
         # chunks keep the first vector search: one extra KNN query, not two
         blocks = Signals(blocks.keyword, again.result())
-        block_scores, block_parts = fuse_signals(blocks, options)
+        block_scores, block_parts = fuse_signals(blocks, options, block_weight)
+    for item in first_vectors:  # the query's own cosine: what the confidence reads
+        block_parts.setdefault(item.unit_id, {})["cosine"] = item.score
     seeds = fetch_missing(store, units, block_scores, chunk_scores, options)
     near = neighbour_pool(store, units, block_scores, seeds, options)
     candidates = score_blocks(block_scores, chunk_scores, units, options.chunk_share, near)
@@ -124,11 +129,16 @@ def search(
         store, keywords, current_only(block_words, units, retired),
         current_only(first_vectors, units, retired), vector is not None,
     )  # fmt: skip
+    evidence = replace(evidence, unseen_names=unseen_names(store, text, sources))
     calibration = options.calibration or choose_calibration(
         embedder.provider if embedder else None, embedder.model if embedder else None,
         evidence.keyword is not None,
     )  # fmt: skip
-    confidence = calibration.confidence(evidence.cosine, evidence.keyword) if calibration else None
+    confidence = (
+        calibration.confidence(evidence.cosine, evidence.keyword, bool(evidence.unseen_names))
+        if calibration
+        else None
+    )
     apply_confidence(candidates, confidence)
     ranked = sorted(
         (c for c in candidates if c.score >= options.min_score),
@@ -138,7 +148,13 @@ def search(
         ranked = diversify(store, ranked, options.mmr_lambda, options.max_results * 3)
     hits = tuple(to_hit(c) for c in merge_spans(ranked, options.max_results, options.absorb_ratio))
     below_floor = not hits and bool(candidates)
-    notice = "" if hits else explain_empty(store, sources, query, options, below_floor, confidence)
+    notice = (
+        ""
+        if hits
+        else explain_empty(
+            store, sources, query, options, below_floor, confidence, evidence.unseen_names
+        )
+    )
     return SearchResults(
         hits=hits, notice=notice, confidence=confidence, evidence=evidence, below_floor=below_floor
     )
@@ -160,6 +176,17 @@ def measure_evidence(
     )
     keyword = None if coverage is None else max(coverage.values(), default=0.0)
     return Evidence(cosine=cosine, keyword=keyword)
+
+
+def unseen_names(store: IndexReader, text: str, sources: Sequence[str]) -> tuple[str, ...]:
+    """The words ``text`` names something by (``query.named_terms``) that no unit of
+    ``sources`` holds: memory has never heard of them."""
+    unseen = []
+    for name in named_terms(text):
+        found = store.keyword_search(KeywordQuery((name,)), sources, ("block",), 1)
+        if not found.get("block"):
+            unseen.append(name)
+    return tuple(unseen)
 
 
 def apply_confidence(candidates: list[Candidate], confidence: float | None) -> None:
@@ -309,10 +336,35 @@ def expand_query(
     return (moved / norm).astype(np.float32) if norm > 0 else vector
 
 
+def keyword_strength(
+    store: IndexReader, query: KeywordQuery, signals: Signals, options: SearchOptions
+) -> float:
+    """How much one kind's keyword list may weigh in fusion, from 0 to 1.
+
+    Relative fusion scales each list to its own best, so a keyword list whose best unit
+    shares one common word with a question ("called", "use") would weigh as much as one
+    that holds the whole question, and outrank a strong semantic match. The weight
+    follows the largest share of the query's information one keyword candidate holds
+    (``IndexReader.keyword_coverage``): nothing up to ``keyword_gate[0]``, all of it from
+    ``keyword_gate[1]``, linear between. Without a vector list, or where the store cannot
+    measure coverage, keywords keep their whole weight.
+    """
+    if options.keyword_gate is None or not signals.keyword or not signals.vector:
+        return 1.0
+    coverage = store.keyword_coverage(query, [item.unit_id for item in signals.keyword])
+    if coverage is None:
+        return 1.0
+    low, high = options.keyword_gate
+    best = max(coverage.values(), default=0.0)
+    return min(1.0, max(0.0, (best - low) / (high - low)))
+
+
 def fuse_signals(
-    signals: Signals, options: SearchOptions
+    signals: Signals, options: SearchOptions, keyword_weight: float = 1.0
 ) -> tuple[dict[int, float], dict[int, dict[str, float]]]:
-    """Fused relevance per unit id and the per-signal values behind it."""
+    """Fused relevance per unit id and the per-signal values behind it; the keyword
+    list's weight is scaled by ``keyword_weight`` (``keyword_strength``)."""
+    text_weight = options.text_weight * keyword_weight
     parts: dict[int, dict[str, float]] = {}
     text_norm: dict[int, float] = {}
     cosine_norm: dict[int, float] = {}
@@ -327,11 +379,9 @@ def fuse_signals(
         cosines = {i.unit_id: i.score for i in signals.vector}
         floor = cosine_floor(signals.vector) if signals.vector else 0.0
         cosine_scaled = scale_to_best(cosines, floor)
-        fused = fuse_relative(
-            text_scaled, cosine_scaled, options.text_weight, options.vector_weight
-        )
+        fused = fuse_relative(text_scaled, cosine_scaled, text_weight, options.vector_weight)
     elif options.fusion == "weighted":
-        fused = fuse_weighted(text_norm, cosine_norm, options.text_weight, options.vector_weight)
+        fused = fuse_weighted(text_norm, cosine_norm, text_weight, options.vector_weight)
     else:
         lists = [ranked for ranked in (signals.keyword, signals.vector) if ranked]
         fused = fuse_reciprocal_rank(lists, options.rrf_k)
@@ -369,6 +419,7 @@ def explain_empty(
     options: SearchOptions,
     below_floor: bool,
     confidence: float | None,
+    unseen: Sequence[str] = (),
 ) -> str:
     """Say why nothing came back: an empty memory, nothing above the floor, or no match."""
     files = store.count_files(sources)
@@ -382,8 +433,15 @@ def explain_empty(
     if below_floor and confidence is not None:
         return (
             f"nothing relevant found for {shown!r} in {searched}: the best match scores "
-            f"{confidence:.2f}, below min_score {options.min_score:g}"
+            f"{confidence:.2f}, below min_score {options.min_score:g}{_never_seen(unseen)}"
         )
     if below_floor:
         return f"nothing scored above min_score {options.min_score:g} in {searched} for {shown!r}"
     return f"nothing matched {shown!r} in {searched}"
+
+
+def _never_seen(names: Sequence[str]) -> str:
+    if not names:
+        return ""
+    quoted = ", ".join(repr(name) for name in names)
+    return f"; memory never mentions {quoted}"

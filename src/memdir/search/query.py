@@ -36,6 +36,23 @@ def extract_terms(text: str, max_terms: int = 24) -> list[str]:
     return list(dict.fromkeys(chosen))[:max_terms]
 
 
+_NAME = re.compile(r"[^\W\d_][\w'\u2019-]*", re.UNICODE)
+
+
+def named_terms(text: str, limit: int = 8) -> list[str]:
+    """The words a question names something by: capitalised words past the first (which
+    any sentence capitalises), stop words aside, lower-cased, a possessive ``'s`` dropped."""
+    words = _NAME.findall(text)
+    names = []
+    for word in words[1:]:
+        if not word[0].isupper():
+            continue
+        base = re.split(r"['\u2019]", word)[0].lower()
+        if base and base not in STOP_WORDS and base not in names:
+            names.append(base)
+    return names[:limit]
+
+
 def keyword_query(text: str, max_terms: int = 24) -> KeywordQuery:
     """The query's words worth searching for (an empty query when it has none)."""
     return KeywordQuery(terms=tuple(extract_terms(text, max_terms)))

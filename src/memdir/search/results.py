@@ -36,6 +36,9 @@ class SearchOptions:
     one the query names, when it names one a candidate carries (0 turns it off;
     ``memdir.search.attribution``). A touching block at least ``absorb_ratio`` as
     relevant as a hit is folded into it. ``candidates`` is the length of each store list.
+    ``keyword_gate`` (low, high) scales the keyword list's weight in fusion by the largest
+    share of the query's information one keyword candidate holds: none at or below
+    ``low``, all from ``high`` (``hybrid.keyword_strength``; None keeps it whole).
     """
 
     max_results: int = 6
@@ -54,6 +57,7 @@ class SearchOptions:
     mmr_lambda: float | None = None
     feedback: float = 0.6
     candidates: int = 40
+    keyword_gate: tuple[float, float] | None = (1.0 / 6.0, 1.0 / 3.0)
     max_terms: int = 24
     calibration: Calibration | None = None
     include_history: bool = False
@@ -89,6 +93,12 @@ class SearchOptions:
             ("feedback", self.feedback, 0.0 <= self.feedback <= 4.0),
             ("candidates", self.candidates, 1 <= self.candidates <= 10_000),
             ("max_terms", self.max_terms, 1 <= self.max_terms <= 256),
+            (
+                "keyword_gate",
+                self.keyword_gate,
+                self.keyword_gate is None
+                or 0.0 <= self.keyword_gate[0] < self.keyword_gate[1] <= 1.0,
+            ),
         ]
         for name, value, ok in checks:
             if not ok:
@@ -137,6 +147,7 @@ class Evidence:
 
     cosine: float | None = None
     keyword: float | None = None
+    unseen_names: tuple[str, ...] = ()  # words the query names that no indexed unit holds
 
 
 @dataclass(frozen=True)

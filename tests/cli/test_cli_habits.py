@@ -77,7 +77,8 @@ def test_index_status_prints_values_not_reprs(seeded: Path) -> None:
     assert "embedder" in out
     assert "hash" in out
     files = next(line for line in out.splitlines() if line.startswith("files "))
-    assert files.split()[-1] == "1"
+    # the note and the four seeded profile files (USER, TOOLS, SOUL, IDENTITY.md)
+    assert files.split()[-1] == "5"
 
 
 def test_search_json_hits_carry_their_citation(seeded: Path) -> None:

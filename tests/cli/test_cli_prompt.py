@@ -188,15 +188,20 @@ def test_lowercase_memory_md_is_read_and_indexed(home: Path) -> None:
     assert "memory.md:" in out
 
 
-def test_extra_paths_are_indexed(home: Path) -> None:
+def test_notes_in_any_folder_are_indexed_and_skills_only_on_request(home: Path) -> None:
     root = seeded(home)
     (root / "projects" / "billing").mkdir(parents=True)
     (root / "projects" / "billing" / "plan.md").write_text("# Plan\n\nMigrate invoices to Rust.\n")
+    (root / "skills" / "deploy").mkdir(parents=True)
+    (root / "skills" / "deploy" / "SKILL.md").write_text("# Deploy\n\nRun the canary first.\n")
     code, out = run(home, "search", "invoices Rust")
-    assert "plan.md" not in out
-    code, out = run(home, "--set", "index.extra_paths=projects", "search", "invoices Rust")
     assert code == 0
     assert "projects/billing/plan.md:" in out
+    code, out = run(home, "search", "canary deploy", "--min-score", "0")
+    assert "SKILL.md" not in out
+    code, out = run(home, "--set", "index.extra_paths=skills", "search", "canary deploy")
+    assert code == 0
+    assert "skills/deploy/SKILL.md:" in out
     code, out = run(home, "--set", 'index.extra_paths=["/etc"]', "search", "x")
     assert code == 1
     assert "index.extra_paths holds '/etc'" in out

@@ -9,9 +9,14 @@ import pytest
 
 from memdir.workspace import Workspace
 
+SEEDED = frozenset({"IDENTITY.md", "SOUL.md", "TOOLS.md", "USER.md"})
+
 
 def _relpaths(workspace: Workspace) -> list[str]:
-    return [item.relpath for item in workspace.discover_memory_files()]
+    """What discovery finds besides the seeded profile files (indexed too)."""
+    return [
+        item.relpath for item in workspace.discover_memory_files() if item.relpath not in SEEDED
+    ]
 
 
 def test_discovers_memory_files_recursively_and_sorted(global_ws: Workspace) -> None:
@@ -20,21 +25,31 @@ def test_discovers_memory_files_recursively_and_sorted(global_ws: Workspace) -> 
     global_ws.write_file("memory/2025-01-31.md", "a\n")
     global_ws.write_file("memory/2024/2024-12-31-review.md", "c\n")
     global_ws.write_file("learnings/errors.md", "d\n")
-    global_ws.write_file("notes/elsewhere.md", "not memory\n")
+    global_ws.write_file("notes/billing.md", "a note in a folder of its own\n")
+    global_ws.write_file("skills/deploy/SKILL.md", "instructions, not memory\n")
     (global_ws.memory_dir / "draft.txt").write_text("not markdown", encoding="utf-8")
     (global_ws.memory_dir / ".2025-01-31.md.abc.tmp").write_text("temp", encoding="utf-8")
-    assert _relpaths(global_ws) == [
-        "MEMORY.md",
-        "learnings/errors.md",
-        "memory/2024/2024-12-31-review.md",
-        "memory/2025-01-31.md",
-        "memory/2025-02-01.md",
-    ]
+    found = [item.relpath for item in global_ws.discover_memory_files()]
+    assert found == sorted(found)
+    seeded = [p.name for p in global_ws.root.glob("*.md")]
+    knowledge = [p for p in seeded if p not in ("AGENTS.md", "BOOTSTRAP.md", "HEARTBEAT.md")]
+    assert found == sorted(
+        [
+            *knowledge,
+            "learnings/errors.md",
+            "memory/2024/2024-12-31-review.md",
+            "memory/2025-01-31.md",
+            "memory/2025-02-01.md",
+            "notes/billing.md",
+        ]
+    )
+    assert "USER.md" in found
+    assert not {"AGENTS.md", "HEARTBEAT.md", "skills/deploy/SKILL.md"} & set(found)
 
 
 def test_discovery_returns_absolute_paths(global_ws: Workspace) -> None:
     global_ws.write_file("memory/a.md", "a\n")
-    [(relpath, path)] = global_ws.discover_memory_files()
+    [(relpath, path)] = [f for f in global_ws.discover_memory_files() if f.relpath not in SEEDED]
     assert relpath == "memory/a.md"
     assert path.is_absolute()
     assert path.read_text(encoding="utf-8") == "a\n"
@@ -62,7 +77,8 @@ def test_discovery_follows_symlinks_inside_and_survives_loops(global_ws: Workspa
         global_ws.root / "archive", target_is_directory=True
     )
     (global_ws.memory_dir / "loop").symlink_to(global_ws.memory_dir, target_is_directory=True)
-    assert _relpaths(global_ws) == ["memory/archive/2024-01-01.md"]
+    # the folder is indexed once, where the walk meets it first
+    assert _relpaths(global_ws) == ["archive/2024-01-01.md"]
 
 
 def test_daily_notes_are_the_date_named_files(global_ws: Workspace) -> None:

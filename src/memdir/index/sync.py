@@ -17,6 +17,7 @@ documented error boundary: they are collected in the report and never abort.
 
 from __future__ import annotations
 
+import bisect
 import hashlib
 import logging
 import os
@@ -30,7 +31,13 @@ import numpy.typing as npt
 
 from memdir.embeddings.base import Embedder
 from memdir.errors import EmbeddingError, InvalidInputError
-from memdir.index.chunking import ChunkingOptions, chunk_markdown, embedding_text, text_sha256
+from memdir.index.chunking import (
+    ChunkingOptions,
+    Span,
+    chunk_markdown,
+    embedding_text,
+    text_sha256,
+)
 from memdir.progress import Progress, ProgressUpdate
 from memdir.store.contracts import (
     EmbedderIdentity,
@@ -40,6 +47,7 @@ from memdir.store.contracts import (
     IndexWriter,
     Unit,
 )
+from memdir.workspace.seeding import blank_seeded_lines
 
 log = logging.getLogger(__name__)
 
@@ -141,7 +149,17 @@ def read_markdown(file: SourceFile, limit: int) -> tuple[bytes, str]:
 
 
 def units_of(source: str, path: str, text: str, options: ChunkingOptions) -> list[Unit]:
-    """Chunk and block units of one file, each with the hash of its embedding text."""
+    """Chunk and block units of one file, each with the hash of its embedding text.
+
+    The lines a template seeded (``workspace.seeding.blank_seeded_lines``) are left out,
+    and so are the chunks of such a file that hold only its headings: a profile file
+    nobody has filled in yet holds nothing to search.
+    """
+    blanked = blank_seeded_lines(path, text)
+    spans = chunk_markdown(blanked, options)
+    if blanked is not text:
+        blocks = sorted((s.start_line, s.end_line) for s in spans if s.kind == "block")
+        spans = [s for s in spans if s.kind == "block" or _holds_block(s, blocks)]
     return [
         Unit(
             source=source,
@@ -153,8 +171,13 @@ def units_of(source: str, path: str, text: str, options: ChunkingOptions) -> lis
             heading_path=span.heading_path,
             sha256=text_sha256(span.kind, span.heading_path, span.text),
         )
-        for span in chunk_markdown(text, options)
+        for span in spans
     ]
+
+
+def _holds_block(chunk: Span, blocks: list[tuple[int, int]]) -> bool:
+    at = bisect.bisect_left(blocks, (chunk.start_line, 0))
+    return at < len(blocks) and blocks[at][1] <= chunk.end_line
 
 
 class _Writer:

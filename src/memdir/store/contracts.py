@@ -173,7 +173,8 @@ class IndexReader(Protocol):
         ...
 
     def count_files(self, sources: Sequence[str]) -> int:
-        """How many files the index holds for these sources (to explain empty results)."""
+        """How many files of these sources hold something to search (at least one unit;
+        to explain empty results)."""
         ...
 
 

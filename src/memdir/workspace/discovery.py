@@ -21,6 +21,11 @@ logger = logging.getLogger(__name__)
 MEMORY_FILE = "MEMORY.md"
 LOWERCASE_MEMORY_FILE = "memory.md"
 MEMORY_FOLDERS = ("memory", "learnings")
+INSTRUCTION_FILES = frozenset({"AGENTS.md", "BOOTSTRAP.md", "HEARTBEAT.md"})
+"""Top-level files that tell the agent how to work, not what it knows: never indexed."""
+INSTRUCTION_FOLDERS = ("skills",)
+"""Folders of instructions (skills the prompt lists), not memory: never indexed unless
+named in ``extra``."""
 
 
 class MemoryFile(NamedTuple):
@@ -95,14 +100,12 @@ def is_memory_path(relative: str, extra: Sequence[str] = ()) -> bool:
     parts = relative.split("/")
     if any(part.startswith(".") for part in parts) or not relative.endswith(MARKDOWN_SUFFIX):
         return False
-    if relative in (MEMORY_FILE, LOWERCASE_MEMORY_FILE):
-        return True
-    if len(parts) > 1 and parts[0] in MEMORY_FOLDERS:
-        return True
-    return any(
+    if any(
         relative == clean or relative.startswith(clean + "/")
         for clean in (path.strip("/") for path in extra)
-    )
+    ):
+        return True
+    return relative not in INSTRUCTION_FILES and parts[0] not in INSTRUCTION_FOLDERS
 
 
 def _top_file(base: Path, name: str) -> MemoryFile | None:
@@ -114,7 +117,9 @@ def _top_file(base: Path, name: str) -> MemoryFile | None:
 
 
 def discover_memory_files(root: Path, extra: Sequence[str] = ()) -> list[MemoryFile]:
-    """MEMORY.md, ``memory/**/*.md``, ``learnings/**/*.md`` and ``extra`` paths, sorted.
+    """Every Markdown file of the workspace that holds memory, sorted: MEMORY.md, USER.md,
+    ``memory/**``, ``learnings/**``, notes in any folder; not the instruction files
+    (AGENTS.md, BOOTSTRAP.md, HEARTBEAT.md) nor ``skills/``, unless ``extra`` names them.
 
     ``memory.md`` counts as well when it is not MEMORY.md itself (a case-insensitive
     file system names one file both ways). ``extra`` holds workspace-relative folders
@@ -122,15 +127,12 @@ def discover_memory_files(root: Path, extra: Sequence[str] = ()) -> list[MemoryF
     does not exist adds nothing.
     """
     base = root.absolute()
-    found: dict[str, MemoryFile] = {}
+    found = {
+        item.relpath: item for item in list_markdown(base) if is_memory_path(item.relpath, extra)
+    }
     upper, lower = _top_file(base, MEMORY_FILE), _top_file(base, LOWERCASE_MEMORY_FILE)
-    for item in (upper, lower):
-        if item is not None:
-            found[item.relpath] = item
     if upper is not None and lower is not None and _same_file(upper.path, lower.path):
-        del found[LOWERCASE_MEMORY_FILE]
-    for folder in MEMORY_FOLDERS:
-        found.update((item.relpath, item) for item in list_markdown(base, folder))
+        found.pop(LOWERCASE_MEMORY_FILE, None)
     for path in extra:
         clean = path.strip("/")
         if clean.endswith(MARKDOWN_SUFFIX) and (item := _top_file(base, clean)) is not None:

@@ -9,6 +9,7 @@ it, it never comes back.
 
 from __future__ import annotations
 
+import functools
 import logging
 from importlib import resources
 from pathlib import Path
@@ -35,6 +36,39 @@ def load_template(name: str) -> str:
     """Return the text of a template shipped in ``memdir/workspace/templates``."""
     resource = resources.files("memdir.workspace").joinpath("templates", name)
     return resource.read_text(encoding="utf-8")
+
+
+SEEDED_KNOWLEDGE_FILES: dict[str, tuple[str, ...]] = {
+    "USER.md": ("USER.md",),
+    "TOOLS.md": ("TOOLS.md",),
+    "SOUL.md": ("SOUL.md", AGENT_SOUL_TEMPLATE),
+    "IDENTITY.md": ("IDENTITY.md",),
+    "MEMORY.md": (AGENT_MEMORY_TEMPLATE,),
+}
+"""Files search indexes that memdir seeds from templates, and the templates they come from."""
+
+
+@functools.cache
+def seeded_lines(name: str) -> frozenset[str]:
+    """The lines memdir's templates seed a top-level file ``name`` with (stripped; headings
+    and blank lines aside): guidance for the agent, not what it learned."""
+    lines: set[str] = set()
+    for template in SEEDED_KNOWLEDGE_FILES.get(name, ()):
+        for line in load_template(template).splitlines():
+            stripped = line.strip()
+            if stripped and not stripped.startswith("#"):
+                lines.add(stripped)
+    return frozenset(lines)
+
+
+def blank_seeded_lines(path: str, text: str) -> str:
+    """``text`` of the workspace file ``path`` with the lines its template seeded blanked
+    (line numbers kept), so that search finds what was written there, not the template."""
+    seeded = seeded_lines(path)
+    if not seeded:
+        return text  # the same object: nothing was blanked
+    lines = text.split("\n")
+    return "\n".join("" if line.strip() in seeded else line for line in lines)
 
 
 def _seed_file(root: Path, name: str, text: str, created: list[str]) -> None:

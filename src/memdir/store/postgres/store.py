@@ -368,7 +368,10 @@ class PostgresStore:
     def count_files(self, sources: Sequence[str]) -> int:
         if not sources:
             return 0
-        sql = "SELECT count(*) FROM files WHERE source = ANY(%s)"
+        sql = (
+            "SELECT count(*) FROM files f WHERE f.source = ANY(%s) "
+            "AND EXISTS (SELECT 1 FROM units u WHERE u.file_id = f.id)"
+        )
         return int(self._read(lambda c: c.execute(sql, (list(sources),)).fetchone()[0]))  # type: ignore[index]
 
     # -- writer methods (used by memdir.index) -----------------------------------------------

@@ -79,7 +79,12 @@ def fetch_units(conn: sqlite3.Connection, ids: Sequence[int]) -> dict[int, Unit]
 
 
 def count_files(conn: sqlite3.Connection, sources: Sequence[str]) -> int:
-    sql = f"SELECT count(*) FROM files WHERE source IN ({marks(len(sources))})"
+    """Files of ``sources`` that hold at least one unit (a file of seeded template lines
+    only, or of blank lines, holds nothing to search)."""
+    sql = (
+        f"SELECT count(*) FROM files f WHERE f.source IN ({marks(len(sources))}) "
+        "AND EXISTS (SELECT 1 FROM units u WHERE u.file_id = f.id)"
+    )
     return int(conn.execute(sql, list(sources)).fetchone()[0])
 
 

@@ -33,6 +33,7 @@ from memdir.errors import (
 )
 from memdir.facts import Fact, FactBook, RecalledFact, SaveOutcome
 from memdir.facts.book import FACTS_DB
+from memdir.facts.recall import RecallFloor
 from memdir.facts.safety import reject_new_secrets, reject_secrets
 from memdir.home import IndexFiles, delete_leftovers, is_corruption, is_home
 from memdir.index import (
@@ -54,7 +55,7 @@ from memdir.prompt import (
     build_system_prompt,
 )
 from memdir.search import SearchOptions, SearchResults, search
-from memdir.search.calibration import Calibration
+from memdir.search.calibration import Calibration, choose_calibration
 from memdir.search.lifecycle import Retired, index_retired
 from memdir.store import FactStore, IndexStats, IndexWriter
 from memdir.store.open import StoreOptions, open_backend
@@ -664,8 +665,23 @@ class Memory:
     ) -> list[RecalledFact]:
         """Facts valid now (or ``as_of``) that answer ``query`` (``memory_recall``)."""
         self._require_home(write=False)
+        floor = self._recall_floor()
         return self._recovering(
-            lambda: self._recall_book().recall(query, category=category, as_of=as_of, limit=limit)
+            lambda: self._recall_book().recall(
+                query, category=category, as_of=as_of, limit=limit, floor=floor
+            )
+        )
+
+    def _recall_floor(self) -> RecallFloor | None:
+        """Recall's scores on search's scale: the embedder's cosine-only calibration (a
+        recall has no keyword coverage) and the search floor; None keeps them relative."""
+        if self.embedder is None:
+            return None
+        calibration = choose_calibration(self.embedder.provider, self.embedder.model, False)
+        if calibration is None:
+            return None
+        return RecallFloor(
+            lambda cosine: calibration.confidence(cosine, None), self.settings.search.min_score
         )
 
     def _recall_book(self) -> FactBook:

@@ -14,7 +14,7 @@ from types import TracebackType
 from memdir.embeddings.base import Embedder
 from memdir.errors import NotFoundError
 from memdir.facts.decide import DecideFn
-from memdir.facts.recall import RecalledFact, list_facts, recall
+from memdir.facts.recall import RecalledFact, RecallFloor, list_facts, recall
 from memdir.facts.render import format_facts_for_prompt, top_salient_facts
 from memdir.facts.replay import FactSyncReport, rebuild_facts, sync_facts
 from memdir.facts.saving import FIND_FACT, Clock, SaveOutcome, forget, save_fact, utc_clock
@@ -93,10 +93,11 @@ class FactBook:
         category: str | None = None,
         as_of: datetime | None = None,
         limit: int = 5,
+        floor: RecallFloor | None = None,
     ) -> list[RecalledFact]:
         return recall(
             self.store, self.embedder, query,
-            category=category, as_of=as_of, limit=limit, now=self.clock(),
+            category=category, as_of=as_of, limit=limit, now=self.clock(), floor=floor,
         )  # fmt: skip
 
     def forget(self, fact_id: str | None = None, query: str | None = None, *, reason: str) -> Fact:

@@ -24,7 +24,7 @@ now``). Without an embedder, recall is keyword-only.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Literal
@@ -63,6 +63,18 @@ class ScoreBreakdown:
     salience: float
     tier: Literal["category", "flat"]
     categories: tuple[str, ...]  # the categories the query matched
+    confidence: float | None = None  # calibrated: memory holds a relevant fact (RecallFloor)
+
+
+@dataclass(frozen=True)
+class RecallFloor:
+    """What makes recall scores calibrated confidences, as search's are
+    (``memdir.search.calibration``): ``confidence`` turns the best fact's cosine into the
+    confidence that memory holds a relevant fact; facts scoring below ``min_score`` are
+    not returned (and not counted as accessed)."""
+
+    confidence: Callable[[float], float]
+    min_score: float
 
 
 @dataclass(frozen=True)
@@ -142,8 +154,14 @@ def recall(
     limit: int = 5,
     now: datetime | None = None,
     record_access: bool = True,
+    floor: RecallFloor | None = None,
 ) -> list[RecalledFact]:
-    """The facts that best answer ``query``, valid at ``as_of`` (module docstring)."""
+    """The facts that best answer ``query``, valid at ``as_of`` (module docstring).
+
+    With ``floor`` (and an embedder), a fact's score is the confidence from the best
+    fact's cosine times its relevance relative to the best fact's, as a search hit's is,
+    and facts below ``floor.min_score`` are left out: a question memory cannot answer
+    recalls nothing and touches no access count."""
     _check_query(query, limit)
     now = now or utc_now()
     categories = None if category is None else (check_category(category),)
@@ -173,6 +191,8 @@ def recall(
         )
         scored.append(RecalledFact(fact, fused[fid] * sal, breakdown))
     chosen = _tiered(scored, set(matched), limit)
+    if floor is not None and vector:
+        chosen = _calibrated(chosen, floor.confidence(max(s for _, s in vector)), floor.min_score)
     if record_access and chosen:
         store.record_access([r.fact.id for r in chosen], now)
     return chosen
@@ -188,6 +208,20 @@ def _tiered(scored: list[RecalledFact], matched: set[str], limit: int) -> list[R
     tiered = [RecalledFact(r.fact, r.score, _with_tier(r.breakdown, "category")) for r in first]
     rest = [r for r in scored if r.fact.id not in taken][: limit - len(tiered)]
     return tiered + rest
+
+
+def _calibrated(
+    chosen: list[RecalledFact], confidence: float, min_score: float
+) -> list[RecalledFact]:
+    """Scores as confidence x relevance relative to the best; those below ``min_score`` go."""
+    best = max((r.score for r in chosen), default=0.0)
+    out = []
+    for r in chosen:
+        share = min(1.0, r.score / best) if best > 0.0 else 0.0
+        score = confidence * share
+        if score >= min_score:
+            out.append(RecalledFact(r.fact, score, replace(r.breakdown, confidence=confidence)))
+    return out
 
 
 def _with_tier(breakdown: ScoreBreakdown, tier: Literal["category", "flat"]) -> ScoreBreakdown:

@@ -104,6 +104,36 @@ def _locomo_postgres(
     return {**result, "backend": "postgres", "server": server}
 
 
+@app.command("shapes")
+def shapes(
+    data: Annotated[
+        Path,
+        typer.Option(
+            exists=True,
+            file_okay=False,
+            help="The suite folder: <part>/<shape>/<home>/ (benchmarks/shapes in a checkout).",
+        ),
+    ] = Path("benchmarks/shapes"),
+    parts: Annotated[str, typer.Option(help="Parts to run, comma-separated.")] = "dev,heldout",
+    shape: Annotated[
+        str, typer.Option(help="Shapes to run, comma-separated: small_home, transcripts, mixed.")
+    ] = "small_home,transcripts,mixed",
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON, not a table.")] = False,
+) -> None:
+    """Search on the shapes of memory people keep: small homes of short facts, coding
+    transcripts and mixed workspaces, against plain cosine (docs/benchmarks.md)."""
+    from memdir.bench.shapes import SHAPES, format_table, run_shapes
+
+    chosen = [s.strip() for s in shape.split(",") if s.strip()]
+    unknown = sorted(set(chosen) - set(SHAPES))
+    if unknown:
+        raise typer.BadParameter(f"unknown --shape {', '.join(unknown)}; use {', '.join(SHAPES)}")
+    wanted = [p.strip() for p in parts.split(",") if p.strip()]
+    with show_progress("memdir bench shapes") as progress:
+        result = run_shapes(data, parts=wanted, shapes=chosen, progress=progress)
+    typer.echo(json.dumps(result, indent=1) if as_json else format_table(result))
+
+
 @app.command("calibrate")
 def calibrate(
     data: Annotated[

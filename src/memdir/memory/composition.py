@@ -1,6 +1,6 @@
 """Builders that turn settings into providers and policies, for the ``Memory`` facade.
 
-Part of the composition root: only ``memory.py`` calls these. Keeping them here
+Part of the composition root: only ``memdir.memory`` calls these. Keeping them here
 keeps the facade a list of operations rather than a list of constructors.
 """
 

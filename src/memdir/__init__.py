@@ -10,15 +10,10 @@ with Memory.open() as memory:          # $MEMDIR_HOME or ~/.memdir
 
 from __future__ import annotations
 
-from importlib.metadata import PackageNotFoundError, version
 from typing import TYPE_CHECKING, Any
 
-try:
-    __version__ = version("memdir")
-except PackageNotFoundError:  # running from a source tree without installation
-    __version__ = "0.0.0+unknown"
-
 from memdir.errors import MemdirError
+from memdir.version import __version__
 
 if TYPE_CHECKING:
     from memdir.memory import Memory

@@ -4,7 +4,7 @@ Precedence, lowest to highest: built-in defaults, ``$MEMDIR_HOME/memdir.toml``,
 environment variables ``MEMDIR_<SECTION>__<KEY>`` and command-line overrides
 (``--set section.key=value``). The sources are read with pydantic-settings;
 merging is done here so that ``memdir config show`` can say where every value
-came from. Only ``memory.py`` and the interfaces read configuration; every other
+came from. Only ``memdir.memory``, the interfaces and the benchmarks read configuration; every other
 layer receives plain values.
 """
 

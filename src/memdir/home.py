@@ -1,92 +1,123 @@
-"""The home folder on disk: what makes a folder a memdir home, whether the index files
-under it were replaced, and which store errors mean a damaged index.
+"""The home folder's layout: the one place that knows where everything of a home lives.
 
-Leaves the composition root (``memory.py``) uses; no configuration, no layers.
+A memdir home holds the global workspace, one workspace per agent, the derived index
+and facts databases, the session transcripts and the configuration::
+
+    <home>/memdir.toml                   configuration (optional)
+    <home>/workspace/                    the global workspace
+    <home>/agents/<agent id>/            one agent's workspace
+    <home>/index/memdir.db, facts.db     the index and the facts (derived; SQLite store)
+    <home>/sessions/<agent id|global>/   session transcripts
+
+A workspace is keyed by its *source*: ``global`` or ``agent:<id>`` (docs/architecture.md,
+"Glossary"). A leaf: any layer may import it; it imports nothing of ours but the errors.
 """
 
 from __future__ import annotations
 
+import re
+from dataclasses import dataclass
 from pathlib import Path
 
-from memdir.errors import IndexMismatchError, StoreError
+from memdir.errors import InvalidAgentIdError
 
-FileId = tuple[int, int] | None
+CONFIG_FILE = "memdir.toml"
+GLOBAL_DIR = "workspace"
+AGENTS_DIR = "agents"
+INDEX_DIR = "index"
+SESSIONS_DIR = "sessions"
+INDEX_FILE = "memdir.db"
+FACTS_FILE = "facts.db"
 
-
-def is_home(home: Path) -> bool:
-    """A memdir home holds a workspace (global or an agent's), a configuration or an index."""
-    return (
-        (home / "workspace").is_dir()
-        or (home / "agents").is_dir()
-        or (home / "memdir.toml").is_file()
-        or (home / "index" / "memdir.db").is_file()
-    )
-
-
-def file_id(path: Path) -> FileId:
-    """(device, inode) of ``path``, or None when it does not exist."""
-    try:
-        stat = path.stat()
-    except FileNotFoundError:
-        return None
-    return (stat.st_dev, stat.st_ino)
+GLOBAL_SOURCE = "global"
+AGENT_PREFIX = "agent:"
+GLOBAL_AGENT = "global"  # the name of the global workspace's sessions folder
+AGENT_ID_PATTERN = re.compile(r"[a-z0-9][a-z0-9_-]{0,63}")
 
 
-class IndexFiles:
-    """The identities of an index database and its ``-wal`` as this process opened them.
+def validate_agent_id(agent_id: str) -> str:
+    """Return ``agent_id`` unchanged if it matches ``[a-z0-9][a-z0-9_-]{0,63}``."""
+    if not isinstance(agent_id, str) or AGENT_ID_PATTERN.fullmatch(agent_id) is None:
+        raise InvalidAgentIdError(
+            f"invalid agent id {agent_id!r}: use 1-64 characters of lower-case letters, "
+            "digits, '-' or '_', starting with a letter or digit (for example 'coder')"
+        )
+    return agent_id
 
-    A long-running process holds them open; if someone deletes ``memdir.db`` or its
-    ``-wal`` (or another process rebuilds the index), it would go on using the
-    unlinked files while every other process sees new ones. ``replaced()`` tells.
-    """
 
-    def __init__(self, database: Path) -> None:
-        self.database = database
-        self.wal = Path(f"{database}-wal")
-        self._seen: tuple[FileId, FileId] | None = None
+def is_agent_id(name: str) -> bool:
+    """Whether ``name`` is a valid agent id (a folder under ``agents/`` that is one)."""
+    return isinstance(name, str) and AGENT_ID_PATTERN.fullmatch(name) is not None
 
-    def forget(self) -> None:
-        """The connections were closed: the next look records the files afresh."""
-        self._seen = None
 
-    def replaced(self) -> bool:
-        """Whether the files differ from the ones first seen since ``forget()``."""
-        now = (file_id(self.database), file_id(self.wal))
-        seen = self._seen
-        if seen is None or seen == now:
-            self._seen = now
-            return False
-        if all(old is None or old == new for old, new in zip(seen, now, strict=True)):
-            self._seen = now  # a file appeared (the WAL with the first read): nothing replaced
-            return False
-        return True
+def source_of(agent_id: str | None) -> str:
+    """The source (workspace key) of a workspace: ``global`` or ``agent:<id>``."""
+    return GLOBAL_SOURCE if agent_id is None else AGENT_PREFIX + agent_id
+
+
+def agent_of(source: str) -> str | None:
+    """The agent id of a source (None for the global workspace)."""
+    return None if source == GLOBAL_SOURCE else source.removeprefix(AGENT_PREFIX)
+
+
+@dataclass(frozen=True)
+class Home:
+    """The paths of one home (nothing is created or checked on construction)."""
+
+    root: Path
 
     @property
-    def database_missing(self) -> bool:
-        return file_id(self.database) is None
+    def global_root(self) -> Path:
+        return self.root / GLOBAL_DIR
 
+    @property
+    def agents_dir(self) -> Path:
+        return self.root / AGENTS_DIR
 
-def delete_leftovers(database: Path) -> None:
-    """Remove what a deleted SQLite database left beside it (its WAL, shared memory and
-    journal), which would otherwise be taken for the state of a new file of that name."""
-    for suffix in ("-wal", "-shm", "-journal"):
-        Path(f"{database}{suffix}").unlink(missing_ok=True)
+    def workspace_root(self, agent_id: str | None = None) -> Path:
+        """The folder of the global workspace (None) or of agent ``agent_id``'s."""
+        if agent_id is None:
+            return self.global_root
+        return self.agents_dir / validate_agent_id(agent_id)
 
+    def source_root(self, source: str) -> Path:
+        """The folder of the workspace ``source`` names."""
+        return self.workspace_root(agent_of(source))
 
-def is_corruption(error: StoreError) -> bool:
-    """Whether ``error`` says the database file is damaged (not locked, not mismatched).
+    @property
+    def index_dir(self) -> Path:
+        return self.root / INDEX_DIR
 
-    SQLite reports a damaged or foreign file as a plain ``DatabaseError`` ("file is
-    not a database", "database disk image is malformed"), and a WAL left by a
-    database deleted under a running process as "disk I/O error" (a full disk is
-    ``DiskFullError`` already); locks and busy timeouts never count.
-    """
-    if isinstance(error, IndexMismatchError):
-        return False
-    cause = error.__cause__
-    if cause is None:
-        return False
-    text = str(cause).lower()
-    if "locked" in text or "busy" in text:
-        return False
-    return type(cause).__name__ == "DatabaseError" or "disk i/o error" in text
+    @property
+    def index_db(self) -> Path:
+        return self.index_dir / INDEX_FILE
+
+    @property
+    def facts_db(self) -> Path:
+        return self.index_dir / FACTS_FILE
+
+    @property
+    def config_file(self) -> Path:
+        return self.root / CONFIG_FILE
+
+    def sessions_dir(self, agent_id: str | None = None) -> Path:
+        """``<home>/sessions/<agent id or "global">``."""
+        agent = GLOBAL_AGENT if agent_id is None else validate_agent_id(agent_id)
+        return self.root / SESSIONS_DIR / agent
+
+    def agents(self) -> list[str]:
+        """Ids of the agent workspaces (folders under ``agents/`` named as agent ids)."""
+        if not self.agents_dir.is_dir():
+            return []
+        return sorted(
+            p.name for p in self.agents_dir.iterdir() if p.is_dir() and is_agent_id(p.name)
+        )
+
+    def exists(self) -> bool:
+        """A memdir home holds a workspace (global or an agent's), a configuration or an index."""
+        return (
+            self.global_root.is_dir()
+            or self.agents_dir.is_dir()
+            or self.config_file.is_file()
+            or self.index_db.is_file()
+        )

@@ -12,9 +12,13 @@ from memdir.index.chunking import (
     Span,
     chunk_markdown,
     embedding_text,
-    estimate_tokens,
 )
-from memdir.index.markdown import split_lines
+from memdir.text import split_lines, tokens_for_chars
+
+
+def estimate_tokens(text: str) -> int:
+    return tokens_for_chars(len(text))
+
 
 DOC = """---
 title: notes

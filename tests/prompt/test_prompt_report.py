@@ -12,8 +12,8 @@ from memdir.prompt import (
     PromptInputs,
     build_context_report,
     build_system_prompt,
-    estimate_tokens,
 )
+from memdir.text import tokens_for_chars
 
 NOW = dt.datetime(2025, 1, 31, 9, 0, tzinfo=dt.UTC)
 
@@ -29,7 +29,7 @@ def _inputs(files: list[BootstrapEntry], budget: PromptBudget) -> PromptInputs:
 
 
 def test_token_estimate_is_ceil_of_a_quarter() -> None:
-    assert [estimate_tokens(n) for n in (0, 1, 4, 5, 8, 9)] == [0, 1, 1, 2, 2, 3]
+    assert [tokens_for_chars(n) for n in (0, 1, 4, 5, 8, 9)] == [0, 1, 1, 2, 2, 3]
 
 
 def test_report_gives_status_chars_and_tokens_per_file() -> None:
@@ -48,14 +48,14 @@ def test_report_gives_status_chars_and_tokens_per_file() -> None:
     truncated = 599 * 70 // 100 + 599 * 20 // 100 + len(TRUNCATION_MARKER) + 2
     assert rows == [
         ("AGENTS.md", FileStatus.OK, 901, 901, 226, 226),
-        ("SOUL.md", FileStatus.TRUNCATED, 1_201, truncated, 301, estimate_tokens(truncated)),
+        ("SOUL.md", FileStatus.TRUNCATED, 1_201, truncated, 301, tokens_for_chars(truncated)),
         ("USER.md", FileStatus.MISSING, 0, 0, 0, 0),
         ("TOOLS.md", FileStatus.SKIPPED, 10, 0, 3, 0),
     ]
     assert report.raw_chars == 901 + 1_201 + 10
     assert report.injected_chars == 901 + truncated
     assert report.raw_tokens == 226 + 301 + 3
-    assert report.injected_tokens == 226 + estimate_tokens(truncated)
+    assert report.injected_tokens == 226 + tokens_for_chars(truncated)
     assert report.truncated
     assert report.budget == budget
 
@@ -65,7 +65,7 @@ def test_report_matches_the_prompt_it_describes() -> None:
     report = build_context_report(inputs)
     prompt = build_system_prompt(inputs)
     assert report.prompt_chars == len(prompt)
-    assert report.prompt_tokens == estimate_tokens(len(prompt))
+    assert report.prompt_tokens == tokens_for_chars(len(prompt))
     assert not report.truncated
     assert [f.status for f in report.files] == [FileStatus.OK]
 

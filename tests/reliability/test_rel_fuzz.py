@@ -20,8 +20,8 @@ from support_reliability import snapshot
 from memdir.embeddings.base import HashEmbedder
 from memdir.errors import InvalidInputError, MemdirError
 from memdir.memory import Memory
+from memdir.text import split_lines
 from memdir.tools import TOOLS, ToolError, call_tool
-from memdir.workspace.workspace import split_lines
 
 FUZZ = settings(
     max_examples=60,

@@ -13,11 +13,12 @@ from pgserver_support import TestServer
 
 from memdir.embeddings.base import Embedder, HashEmbedder
 from memdir.errors import IndexMismatchError, InvalidInputError, NotFoundError, StoreError
-from memdir.facts import Fact, FactBook, SqliteFactStore
+from memdir.facts import Fact, FactBook
 from memdir.store.contracts import EmbedderIdentity, FactStore
 from memdir.store.fact_records import FactFilter
 from memdir.store.postgres import PostgresStore
 from memdir.store.postgres.facts import PostgresFactStore
+from memdir.store.sqlite import SqliteFactStore
 from memdir.workspace import Workspace
 
 OpenBook = Callable[..., FactBook]

@@ -8,8 +8,8 @@ and background extraction. ``run_chat()`` is the loop with its slash commands,
 apart from any terminal: it reads lines through a callable and shows things
 through a ``Display``.
 
-Layering: this package sits beside the interfaces, over ``memory.py``; it also
-uses tools.py, context/, curate/ and llm/ directly for what the facade does not
+Layering: this package sits beside the interfaces, over ``memdir.memory``; it also
+uses ``memdir.tools``, context/, curate/ and llm/ directly for what the facade does not
 carry (transcript compaction records, learnings, background extraction).
 """
 

@@ -22,7 +22,6 @@ from collections.abc import Callable
 from concurrent.futures import Future, wait
 from typing import TYPE_CHECKING
 
-from memdir import composition
 from memdir.agent.flush import make_flush
 from memdir.agent.ritual import BootstrapRitual
 from memdir.agent.toolbox import ToolRun, chat_tool_specs, run_tool_call
@@ -47,6 +46,7 @@ from memdir.curate import (
 )
 from memdir.errors import ContextLengthError
 from memdir.llm import ChatModel, Completion, Message, Usage
+from memdir.memory import composition
 from memdir.prompt import check_session_kind
 
 if TYPE_CHECKING:

@@ -45,8 +45,9 @@ import numpy as np
 from memdir.bench.trust import auroc
 from memdir.embeddings.base import Embedder
 from memdir.index.chunking import embedding_text
-from memdir.index.markdown import scan_blocks, split_lines
+from memdir.index.markdown import scan_blocks
 from memdir.progress import Progress, ProgressUpdate
+from memdir.text import split_lines
 
 ANSWERABLE = ("paraphrase", "lexical")
 UNANSWERABLE = ("unanswerable", "unanswerable_overlap", "unanswerable_near")

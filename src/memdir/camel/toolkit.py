@@ -28,6 +28,7 @@ from memdir.tools import (
     MemoryRecallArgs,
     MemorySaveArgs,
     ToolError,
+    ToolHost,
     ToolSpec,
     parse_arguments,
     render_forget,
@@ -102,18 +103,18 @@ SAVE_SESSION = "Save the current conversation under a session id so it can be lo
 LOAD_SESSION = "Replace the current conversation with the one saved under a session id."
 
 
-def _remember(memory: Memory, args: MemorySaveArgs) -> str:
+def _remember(memory: ToolHost, args: MemorySaveArgs) -> str:
     return render_save(
         memory.save(args.content, category=args.category, importance=args.importance)
     )
 
 
-def _recall(memory: Memory, args: MemoryRecallArgs) -> str:
+def _recall(memory: ToolHost, args: MemoryRecallArgs) -> str:
     facts = memory.recall(args.query, category=args.category, as_of=args.as_of, limit=args.limit)
     return render_recall(args.query, facts)
 
 
-def _forget(memory: Memory, args: MemoryForgetArgs) -> str:
+def _forget(memory: ToolHost, args: MemoryForgetArgs) -> str:
     return render_forget(memory.forget(fact_id=args.fact_id, query=args.query, reason=args.reason))
 
 
@@ -142,11 +143,11 @@ class MemoryToolkit:
             raise ToolError("this toolkit has no agent memory; pass one to MemoryToolkit")
         return self.agent_memory
 
-    def _save(self, memory: Memory, args: SessionArgs) -> str:
+    def _save(self, memory: ToolHost, args: SessionArgs) -> str:
         added = self._store().save(args.session_id)
         return f"Saved the conversation to session {args.session_id!r} ({added} new message(s))."
 
-    def _load(self, memory: Memory, args: SessionArgs) -> str:
+    def _load(self, memory: ToolHost, args: SessionArgs) -> str:
         count = self._store().load(args.session_id)
         return f"Loaded {count} message(s) from session {args.session_id!r}."
 

@@ -32,14 +32,13 @@ from pathlib import Path
 from typing import Any
 
 from memdir.context.compaction import Compaction
-from memdir.errors import InvalidAgentIdError, InvalidInputError, NotFoundError
+from memdir.errors import InvalidInputError, NotFoundError
+from memdir.home import Home
 from memdir.llm.base import Message, ToolCall
 
 logger = logging.getLogger(__name__)
 
 SESSION_ID_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,127}")
-AGENT_ID_PATTERN = re.compile(r"[a-z0-9][a-z0-9_-]{0,63}")
-GLOBAL_AGENT = "global"
 SUFFIX = ".jsonl"
 
 Clock = Callable[[], datetime]
@@ -55,16 +54,6 @@ def validate_session_id(session_id: str) -> str:
     return session_id
 
 
-def validate_agent_id(agent_id: str) -> str:
-    """``agent_id`` if it matches ``[a-z0-9][a-z0-9_-]{0,63}``, else ``InvalidAgentIdError``."""
-    if not isinstance(agent_id, str) or not AGENT_ID_PATTERN.fullmatch(agent_id):
-        raise InvalidAgentIdError(
-            f"agent id {agent_id!r} is not valid; use 1-64 lower-case letters, digits, "
-            "'_' or '-', starting with a letter or digit"
-        )
-    return agent_id
-
-
 def new_session_id(now: datetime | None = None) -> str:
     """A fresh, sortable session id such as ``20250102T030405-1a2b3c4d``."""
     now = now or datetime.now(UTC)
@@ -73,8 +62,7 @@ def new_session_id(now: datetime | None = None) -> str:
 
 def sessions_dir(home: Path, agent_id: str | None = None) -> Path:
     """``<home>/sessions/<agent_id or "global">``."""
-    agent = GLOBAL_AGENT if agent_id is None else validate_agent_id(agent_id)
-    return Path(home) / "sessions" / agent
+    return Home(Path(home)).sessions_dir(agent_id)
 
 
 def _utc_now() -> datetime:

@@ -19,11 +19,11 @@ from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
 
-from memdir.workspace import validate_agent_id, write_atomic
+from memdir.home import GLOBAL_AGENT, validate_agent_id
+from memdir.workspace import write_atomic
 
 logger = logging.getLogger(__name__)
 
-GLOBAL_AGENT = "global"
 LOCKS_DIR = "locks"
 STATE_DIR = "state"
 

@@ -29,7 +29,6 @@ from memdir.facts.safety import (
 from memdir.facts.salience import SALIENCE_MAX, SALIENCE_MIN, salience
 from memdir.facts.saving import SaveOutcome, forget, save_fact
 from memdir.store.fact_records import Fact, FactEvent
-from memdir.store.sqlite.facts import SqliteFactStore
 
 __all__ = [
     "MAX_FACT_CHARS",
@@ -45,7 +44,6 @@ __all__ = [
     "RecalledFact",
     "SaveOutcome",
     "ScoreBreakdown",
-    "SqliteFactStore",
     "build_decision_prompt",
     "check_fact_text",
     "classify_fact",

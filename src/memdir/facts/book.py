@@ -1,4 +1,4 @@
-"""``FactBook``: the facts API the composition root (``memory.py``) calls.
+"""``FactBook``: the facts API the composition root (``memdir.memory``) calls.
 
 It binds a store, an optional embedder, a workspace, an optional LLM ``decide``
 and a clock, and forwards to the functions of ``saving``, ``recall``,
@@ -18,13 +18,11 @@ from memdir.facts.recall import RecalledFact, RecallFloor, list_facts, recall
 from memdir.facts.render import format_facts_for_prompt, top_salient_facts
 from memdir.facts.replay import FactSyncReport, rebuild_facts, sync_facts
 from memdir.facts.saving import FIND_FACT, Clock, SaveOutcome, forget, save_fact, utc_clock
+from memdir.home import Home, source_of
 from memdir.store.contracts import FactStore
 from memdir.store.fact_records import Fact
-from memdir.store.sqlite.facts import SqliteFactStore
+from memdir.store.open import StoreOptions, open_backend
 from memdir.workspace import Workspace
-
-FACTS_DB = Path("index") / "facts.db"
-"""Where a home keeps its SQLite facts (derived from the notes, like the index)."""
 
 
 class FactBook:
@@ -60,8 +58,8 @@ class FactBook:
     ) -> FactBook:
         """Open the facts of ``home`` (``<home>/index/facts.db``), global or one agent's."""
         workspace = Workspace(Path(home), agent_id)
-        scope = "global" if workspace.agent_id is None else f"agent:{workspace.agent_id}"
-        store = SqliteFactStore.open(Path(home) / FACTS_DB, scope=scope)
+        backend = open_backend(StoreOptions(index_dir=Home(Path(home)).index_dir))
+        store = backend.open_facts(source_of(workspace.agent_id))
         return cls(store, embedder, workspace, decide, clock)
 
     def close(self) -> None:

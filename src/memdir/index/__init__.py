@@ -13,7 +13,6 @@ from memdir.index.chunking import (
     Span,
     chunk_markdown,
     embedding_text,
-    estimate_tokens,
     text_sha256,
 )
 from memdir.index.freshness import Freshness, freshness_of, index_pending
@@ -41,7 +40,6 @@ __all__ = [
     "Watcher",
     "chunk_markdown",
     "embedding_text",
-    "estimate_tokens",
     "freshness_of",
     "index_pending",
     "rebuild_index",

@@ -21,8 +21,9 @@ from dataclasses import dataclass
 from itertools import accumulate
 
 from memdir.errors import InvalidInputError
-from memdir.index.markdown import Block, scan_blocks, split_lines
+from memdir.index.markdown import Block, scan_blocks
 from memdir.store.contracts import UnitKind
+from memdir.text import split_lines
 from memdir.workspace.markup import strip_markers
 
 _NOT_BLOCKS = frozenset({"heading", "rule", "front_matter"})
@@ -56,11 +57,6 @@ class Span:
     end_line: int  # 1-based, inclusive
     text: str
     heading_path: tuple[str, ...]
-
-
-def estimate_tokens(text: str) -> int:
-    """The token estimate used everywhere in chunking: ``ceil(len(text) / 4)``."""
-    return -(-len(text) // 4)
 
 
 def embedding_text(kind: UnitKind, heading_path: tuple[str, ...], text: str) -> str:

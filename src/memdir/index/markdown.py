@@ -35,14 +35,6 @@ class Block:
     heading_path: tuple[str, ...]  # headings in effect at ``start`` (a heading includes itself)
 
 
-def split_lines(text: str) -> list[str]:
-    """Split text into lines as editors number them (``\\n``; a trailing ``\\r`` is dropped)."""
-    lines = text.split("\n")
-    if lines and lines[-1] == "":
-        lines.pop()
-    return [line[:-1] if line.endswith("\r") else line for line in lines]
-
-
 def _is_blank(line: str) -> bool:
     return not line.strip()
 

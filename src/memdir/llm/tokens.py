@@ -14,17 +14,16 @@ import functools
 import hashlib
 import json
 import logging
-import math
 import os
 import tempfile
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from memdir.llm.base import Message
+from memdir.text import tokens_for_chars
 
 logger = logging.getLogger(__name__)
 
-CHARS_PER_TOKEN = 4
 MESSAGE_OVERHEAD_TOKENS = 4
 REPLY_OVERHEAD_TOKENS = 3
 CL100K_URL = "https://openaipublic.blob.core.windows.net/encodings/cl100k_base.tiktoken"
@@ -41,8 +40,8 @@ def estimate_tokens(text: str) -> int:
 
 
 def estimate_tokens_by_chars(text: str) -> int:
-    """The character heuristic alone: ceil(len(text) / 4)."""
-    return math.ceil(len(text) / CHARS_PER_TOKEN)
+    """The character heuristic alone: ceil(len(text) / 4) (``memdir.text``)."""
+    return tokens_for_chars(len(text))
 
 
 def estimate_message_tokens(message: Message) -> int:

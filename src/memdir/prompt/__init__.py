@@ -1,6 +1,6 @@
 """memdir.prompt: the system prompt and the context report, built from plain values.
 
-The layer imports nothing of memdir but ``memdir.errors``; ``memory.py`` loads
+The layer imports nothing of memdir but the leaves (errors, text); ``memdir.memory`` loads
 the files and passes them in ``PromptInputs``.
 """
 
@@ -11,12 +11,11 @@ from memdir.prompt.builder import (
     FileReport,
     build_context_report,
     build_system_prompt,
-    estimate_tokens,
 )
 from memdir.prompt.inputs import BootstrapEntry, BootstrapSource, PromptBudget, PromptInputs
 from memdir.prompt.notes import NOTES_HEAD_MARKER, plan_recent_notes
 from memdir.prompt.privacy import SESSION_KINDS, SessionKind, check_session_kind, redact_private
-from memdir.prompt.sections import PERSONA_LINE
+from memdir.prompt.sections import PERSONA_LINE, fence_data
 from memdir.prompt.truncation import (
     TRUNCATION_MARKER,
     FileStatus,
@@ -42,7 +41,7 @@ __all__ = [
     "build_context_report",
     "build_system_prompt",
     "check_session_kind",
-    "estimate_tokens",
+    "fence_data",
     "plan_injection",
     "plan_recent_notes",
     "redact_private",

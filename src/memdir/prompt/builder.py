@@ -9,7 +9,6 @@ notes, learnings, high-salience facts (private sessions only), skills.
 from __future__ import annotations
 
 import dataclasses
-import math
 from dataclasses import dataclass
 
 from memdir.prompt import sections
@@ -17,11 +16,7 @@ from memdir.prompt.inputs import PromptBudget, PromptInputs
 from memdir.prompt.notes import plan_recent_notes
 from memdir.prompt.privacy import is_private, redact_private, render_session
 from memdir.prompt.truncation import FileStatus, InjectedFile, plan_injection
-
-
-def estimate_tokens(chars: int) -> int:
-    """Estimate tokens as ceil(chars / 4), the rule used for every count in the report."""
-    return math.ceil(chars / 4)
+from memdir.text import tokens_for_chars
 
 
 def _render(inputs: PromptInputs) -> tuple[str, list[InjectedFile], list[InjectedFile]]:
@@ -131,8 +126,8 @@ def _file_report(item: InjectedFile) -> FileReport:
         status=item.status,
         raw_chars=item.raw_chars,
         injected_chars=item.injected_chars,
-        raw_tokens=estimate_tokens(item.raw_chars),
-        injected_tokens=estimate_tokens(item.injected_chars),
+        raw_tokens=tokens_for_chars(item.raw_chars),
+        injected_tokens=tokens_for_chars(item.injected_chars),
         enabled=item.enabled,
         sort_order=item.sort_order,
         note=item.note,
@@ -151,7 +146,7 @@ def build_context_report(inputs: PromptInputs) -> ContextReport:
         files=tuple(_file_report(item) for item in planned),
         budget=inputs.budget,
         prompt_chars=len(prompt),
-        prompt_tokens=estimate_tokens(len(prompt)),
+        prompt_tokens=tokens_for_chars(len(prompt)),
         session_kind=inputs.session_kind,
         workspace=inputs.workspace,
         skills=len(inputs.skills),

@@ -1,6 +1,6 @@
 """The values a system prompt is built from.
 
-The prompt layer reads nothing itself: ``memory.py`` loads the bootstrap files,
+The prompt layer reads nothing itself: ``memdir.memory`` loads the bootstrap files,
 counts the daily notes, picks the facts and passes them in ``PromptInputs``.
 """
 

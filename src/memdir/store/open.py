@@ -3,7 +3,7 @@
 ``open_backend(options)`` returns a ``Backend`` that opens the index and facts stores
 of one home (SQLite files under its ``index/`` folder) or of one PostgreSQL schema,
 deletes them for a rebuild, and names the database files a long-running process
-must reopen if they are deleted under it. The composition root (``memory.py``)
+must reopen if they are deleted under it. The composition root (``memdir.memory``)
 holds one and never asks which it is.
 """
 
@@ -14,13 +14,12 @@ from pathlib import Path
 from typing import Literal, Protocol
 
 from memdir.errors import ConfigError
+from memdir.home import FACTS_FILE, INDEX_FILE
 from memdir.store.contracts import FactStore, IndexWriter
 from memdir.store.sqlite import SqliteFactStore, SqliteStore
 from memdir.store.sqlite.vectors.graph import GRAPH_MIN_ROWS
 
 BackendName = Literal["sqlite", "postgres"]
-INDEX_FILE = "memdir.db"
-FACTS_FILE = "facts.db"
 
 
 @dataclass(frozen=True)

@@ -1,12 +1,13 @@
 """memdir.workspace: paths, templates, bootstrap files, daily notes, atomic writes, locks.
 
-The layer imports nothing of memdir but ``memdir.errors``. Its entry point is
+The layer imports nothing of memdir but the leaves (errors, home, text). Its entry point is
 ``Workspace``; the free functions serve the layers that work on files directly
 (the indexer, curation).
 """
 
 from __future__ import annotations
 
+from memdir.home import validate_agent_id
 from memdir.workspace.atomic import (
     MAX_FILE_BYTES,
     read_markdown,
@@ -24,14 +25,13 @@ from memdir.workspace.discovery import (
 from memdir.workspace.locking import lock_file
 from memdir.workspace.paths import (
     resolve_inside,
-    validate_agent_id,
     validate_prefix,
     validate_relative_path,
 )
 from memdir.workspace.prompt_files import PROMPT_SETTINGS_FILE, PromptFile
 from memdir.workspace.seeding import BOOTSTRAP_FILE, GLOBAL_TEMPLATES, IDENTITY_FILES
 from memdir.workspace.skills import Skill, is_denied
-from memdir.workspace.workspace import FileInfo, FileSlice, Workspace, split_lines
+from memdir.workspace.workspace import FileInfo, FileSlice, Workspace
 
 __all__ = [
     "BOOTSTRAP_FILE",
@@ -60,7 +60,6 @@ __all__ = [
     "lock_file",
     "read_markdown",
     "resolve_inside",
-    "split_lines",
     "sweep_stale_temp_files",
     "validate_agent_id",
     "validate_prefix",

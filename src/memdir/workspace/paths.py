@@ -12,9 +12,8 @@ import re
 import unicodedata
 from pathlib import Path, PurePosixPath
 
-from memdir.errors import InvalidAgentIdError, InvalidPathError
+from memdir.errors import InvalidPathError
 
-AGENT_ID_PATTERN = re.compile(r"[a-z0-9][a-z0-9_-]{0,63}")
 MAX_PATH_CHARS = 1024
 MAX_NAME_BYTES = 255
 MARKDOWN_SUFFIX = ".md"
@@ -29,16 +28,6 @@ _WINDOWS_RESERVED = frozenset(
     + [f"com{i}" for i in range(1, 10)]
     + [f"lpt{i}" for i in range(1, 10)]
 )
-
-
-def validate_agent_id(agent_id: str) -> str:
-    """Return ``agent_id`` unchanged if it matches ``[a-z0-9][a-z0-9_-]{0,63}``."""
-    if not isinstance(agent_id, str) or AGENT_ID_PATTERN.fullmatch(agent_id) is None:
-        raise InvalidAgentIdError(
-            f"invalid agent id {agent_id!r}: use 1-64 characters of lower-case letters, "
-            "digits, '-' or '_', starting with a letter or digit (for example 'coder')"
-        )
-    return agent_id
 
 
 def _reject(path: str, reason: str) -> InvalidPathError:

@@ -16,29 +16,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from memdir.errors import InvalidPathError
-from memdir.workspace.paths import validate_agent_id
-
-GLOBAL_SCOPE = "global"
-AGENT_PREFIX = "agent:"
+from memdir.home import AGENT_PREFIX, GLOBAL_SOURCE, source_of, validate_agent_id
 
 
 @dataclass(frozen=True)
 class ScopedPath:
-    """A workspace path and the workspace it names: ``scope`` is ``global``,
+    """A workspace path and the workspace it names: ``source`` is ``global``,
     ``agent:<id>`` or None (the session's own workspace)."""
 
-    scope: str | None
+    source: str | None
     path: str
-
-
-def scope_of(agent_id: str | None) -> str:
-    """The scope (index source) of a workspace: ``global`` or ``agent:<id>``."""
-    return GLOBAL_SCOPE if agent_id is None else AGENT_PREFIX + agent_id
-
-
-def agent_of(scope: str) -> str | None:
-    """The agent id of a scope (None for the global workspace)."""
-    return None if scope == GLOBAL_SCOPE else scope.removeprefix(AGENT_PREFIX)
 
 
 def parse_scoped_path(text: str) -> ScopedPath:
@@ -48,8 +35,8 @@ def parse_scoped_path(text: str) -> ScopedPath:
     """
     if not isinstance(text, str):
         return ScopedPath(None, text)
-    if text.startswith(GLOBAL_SCOPE + ":"):
-        return ScopedPath(GLOBAL_SCOPE, text[len(GLOBAL_SCOPE) + 1 :])
+    if text.startswith(GLOBAL_SOURCE + ":"):
+        return ScopedPath(GLOBAL_SOURCE, text[len(GLOBAL_SOURCE) + 1 :])
     if text.startswith(AGENT_PREFIX):
         agent, sep, rest = text[len(AGENT_PREFIX) :].partition(":")
         if not sep:
@@ -57,10 +44,10 @@ def parse_scoped_path(text: str) -> ScopedPath:
                 f"invalid workspace path {text!r}: an agent's path reads "
                 "'agent:<id>:<path>', e.g. 'agent:writer:memory/2026-11-20.md'"
             )
-        return ScopedPath(scope_of(validate_agent_id(agent)), rest)
+        return ScopedPath(source_of(validate_agent_id(agent)), rest)
     return ScopedPath(None, text)
 
 
-def cite_path(scope: str, path: str, home: str) -> str:
-    """``path`` as a session whose own workspace is ``home`` cites it."""
-    return path if scope == home else f"{scope}:{path}"
+def cite_path(source: str, path: str, own: str) -> str:
+    """``path`` of workspace ``source`` as a session whose own workspace is ``own`` cites it."""
+    return path if source == own else f"{source}:{path}"

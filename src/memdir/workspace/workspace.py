@@ -22,6 +22,7 @@ from memdir.errors import (
     NextStep,
     NotFoundError,
 )
+from memdir.home import Home, validate_agent_id
 from memdir.workspace import ritual, seeding
 from memdir.workspace.atomic import (
     MAX_FILE_BYTES,
@@ -43,7 +44,6 @@ from memdir.workspace.discovery import MemoryFile, discover_memory_files, list_m
 from memdir.workspace.locking import lock_file
 from memdir.workspace.paths import (
     resolve_inside,
-    validate_agent_id,
     validate_prefix,
     validate_relative_path,
 )
@@ -51,9 +51,6 @@ from memdir.workspace.prompt_files import PromptFile, load_prompt_files, set_pro
 from memdir.workspace.skills import SKILL_PATH, Skill, discover_skills
 
 logger = logging.getLogger(__name__)
-
-GLOBAL_DIR = "workspace"
-AGENTS_DIR = "agents"
 
 ContentCheck = Callable[[str, str, str], None]
 """``check(relative path, text before, text after)``: raise to refuse a write or an edit."""
@@ -88,16 +85,6 @@ class FileInfo:
     updated_at: dt.datetime
 
 
-def split_lines(text: str) -> list[str]:
-    """Split on '\\n' only, as line numbers are counted everywhere in memdir."""
-    if not text:
-        return []
-    lines = text.split("\n")
-    if text.endswith("\n"):
-        lines.pop()
-    return lines
-
-
 def _check_line_arguments(from_line: int | None, lines: int | None) -> None:
     for label, value in (("from_line", from_line), ("lines", lines)):
         if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
@@ -111,12 +98,10 @@ class Workspace:
 
     def __init__(self, home: Path, agent_id: str | None = None) -> None:
         self.home = Path(home)
+        layout = Home(self.home)
         self.agent_id = None if agent_id is None else validate_agent_id(agent_id)
-        self.global_root = self.home / GLOBAL_DIR
-        if self.agent_id is None:
-            self.root = self.global_root
-        else:
-            self.root = self.home / AGENTS_DIR / self.agent_id
+        self.global_root = layout.global_root
+        self.root = layout.workspace_root(self.agent_id)
 
     def __repr__(self) -> str:
         return f"Workspace(home={str(self.home)!r}, agent_id={self.agent_id!r})"

@@ -17,7 +17,6 @@ from typing import Annotated
 
 import typer
 
-from memdir import __version__
 from memdir.interfaces.cli import (
     bench,
     chat,
@@ -30,6 +29,7 @@ from memdir.interfaces.cli import (
 )
 from memdir.interfaces.cli import config as config_cmds
 from memdir.interfaces.cli._app import AppState, make_app
+from memdir.version import __version__
 
 app = make_app("Persistent, searchable, self-curating memory for AI agents, kept as Markdown.")
 

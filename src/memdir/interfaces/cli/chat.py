@@ -69,8 +69,8 @@ def chat(
     ] = None,
 ) -> None:
     """Talk with your agent in the terminal: memory tools, compaction, learnings, /help."""
-    from memdir import composition
     from memdir.agent import ChatAgent, finish_chat, prepare_workspace, run_chat
+    from memdir.memory import composition
 
     app_state = state(ctx)
     loaded = app_state.settings()

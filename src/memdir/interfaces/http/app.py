@@ -21,7 +21,6 @@ from mcp.server.streamable_http_manager import StreamableHTTPASGIApp, Streamable
 from mcp.server.transport_security import TransportSecuritySettings
 from starlette.routing import Route
 
-from memdir import __version__
 from memdir.config import resolve_home
 from memdir.interfaces.http.auth import BearerAuth, BodyLimit, HostCheck, load_or_create_token
 from memdir.interfaces.http.browser import mount_browser
@@ -31,6 +30,7 @@ from memdir.interfaces.http.problems import PROBLEM_RESPONSES, install_problem_h
 from memdir.interfaces.http.routes import router
 from memdir.interfaces.mcp import build_server
 from memdir.memory import Memory
+from memdir.version import __version__
 
 MAX_BODY_BYTES = 8 * 1024 * 1024
 DOCS_URL = "/docs"

@@ -18,9 +18,9 @@ from mcp.server.lowlevel import Server
 from mcp.server.stdio import stdio_server
 from mcp.shared.exceptions import MCPError
 
-from memdir import __version__
 from memdir.errors import MemdirError, NotFoundError
 from memdir.tools import TOOL_STEP_NAMES, TOOLS, ToolError, call_tool_result
+from memdir.version import __version__
 
 if TYPE_CHECKING:
     from memdir.memory import Memory

@@ -1,6 +1,6 @@
 """Schema and row mapping of the facts tables on PostgreSQL (used by ``facts.py``).
 
-The tables follow ``store/sqlite/facts.py`` and live in the index's schema (so
+The tables follow ``store/sqlite/facts/`` and live in the index's schema (so
 ``PostgresStore.delete`` drops them with the index, as deleting the SQLite file
 does; the daily notes bring them back). Their migrations are recorded in their
 own ``fact_migrations`` table, apart from the index's ``migrations``.

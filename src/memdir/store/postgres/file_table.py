@@ -26,6 +26,7 @@ from types import TracebackType
 from typing import Any, Literal, TypeVar
 
 from memdir.errors import InvalidInputError, InvalidPathError, StoreError
+from memdir.home import AGENT_PREFIX, GLOBAL_SOURCE
 from memdir.store.postgres import schema as ddl
 from memdir.store.postgres.connect import (
     Connections,
@@ -43,8 +44,6 @@ T = TypeVar("T")
 Conn = Any  # psycopg.Connection[Any]
 PutAction = Literal["created", "updated", "unchanged", "kept"]
 DEFAULT_SCHEMA = "memdir_files"
-GLOBAL_SOURCE = "global"
-AGENT_PREFIX = "agent:"
 _ERRORS = "workspace files"  # what a driver error is reported as
 
 _MIGRATIONS: list[tuple[str, list[str]]] = [

@@ -38,11 +38,10 @@ from pathlib import Path
 from typing import Literal
 
 from memdir.errors import InvalidInputError, MemdirError
+from memdir.home import AGENT_PREFIX, GLOBAL_SOURCE, Home
 from memdir.progress import Progress, ProgressUpdate
 from memdir.store.postgres.file_table import (
-    AGENT_PREFIX,
     DEFAULT_SCHEMA,
-    GLOBAL_SOURCE,
     FileInfo,
     PostgresFileTable,
     StoredFile,
@@ -58,8 +57,6 @@ logger = logging.getLogger(__name__)
 
 Action = Literal["created", "updated", "unchanged", "kept", "refused", "failed"]
 ACTIONS: tuple[Action, ...] = ("created", "updated", "unchanged", "kept", "refused", "failed")
-GLOBAL_DIR = "workspace"
-AGENTS_DIR = "agents"
 
 __all__ = [
     "DEFAULT_SCHEMA",
@@ -116,10 +113,7 @@ class TransferReport:
 
 def workspace_root(home: Path, source: str) -> Path:
     """The folder of ``source`` under ``home`` (``InvalidInputError`` for a bad source)."""
-    check_source(source)
-    if source == GLOBAL_SOURCE:
-        return home / GLOBAL_DIR
-    return home / AGENTS_DIR / source[len(AGENT_PREFIX) :]
+    return Home(home).source_root(check_source(source))
 
 
 def _sha(data: bytes) -> str:
@@ -229,9 +223,10 @@ def local_workspaces(home: Path, report: TransferReport) -> list[tuple[str, Path
     Agent folders whose names are not valid agent ids are reported as refused.
     """
     found: list[tuple[str, Path]] = []
-    if (home / GLOBAL_DIR).is_dir():
-        found.append((GLOBAL_SOURCE, home / GLOBAL_DIR))
-    agents = home / AGENTS_DIR
+    layout = Home(home)
+    if layout.global_root.is_dir():
+        found.append((GLOBAL_SOURCE, layout.global_root))
+    agents = layout.agents_dir
     entries = sorted(agents.iterdir(), key=lambda p: p.name) if agents.is_dir() else []
     for entry in entries:
         if entry.name.startswith(".") or not entry.is_dir():

@@ -17,7 +17,6 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
-from types import TracebackType
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 import numpy as np
@@ -147,12 +146,7 @@ class PostgresStore:
         self.connect()
         return self
 
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
     @staticmethod

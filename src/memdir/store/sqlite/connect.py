@@ -122,9 +122,24 @@ def database_error(path: Path, exc: BaseException, what: str = "index database")
             f"the {what} {str(path)!r} cannot grow: the disk is full ({exc}); nothing was "
             f"changed. Free some space on the disk of {str(path.parent)!r} and try again"
         )
-    if "malformed" in text or "not a database" in text or "corrupt" in text:
+    if is_corrupt(exc):
         return corrupt_error(path, exc)
     return StoreError(f"{what} error in {str(path)!r}: {exc}")
+
+
+def is_corrupt(exc: BaseException) -> bool:
+    """Whether a driver error says the database file is damaged (not locked, not busy).
+
+    SQLite reports a damaged or foreign file as a plain ``DatabaseError`` ("file is not a
+    database", "database disk image is malformed"), and a WAL left by a database deleted
+    under a running process as "disk I/O error" (``database_error`` tells a full disk
+    first). The one classifier: the store's errors and the facade's recovery use it.
+    """
+    if is_locked(exc):
+        return False
+    text = str(exc).lower()
+    damaged = ("malformed", "not a database", "corrupt", "disk i/o error")
+    return type(exc).__name__ == "DatabaseError" or any(word in text for word in damaged)
 
 
 def corrupt_error(path: Path, exc: BaseException) -> StoreError:

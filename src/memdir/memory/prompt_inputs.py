@@ -11,17 +11,16 @@ from __future__ import annotations
 import datetime as dt
 import platform
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from memdir import __version__
+from memdir.config import Settings
 from memdir.errors import ConfigError
+from memdir.facts import FactBook
 from memdir.facts.render import render_fact_line
 from memdir.prompt import BootstrapEntry, PromptBudget, PromptInputs, check_session_kind
-from memdir.workspace import BOOTSTRAP_FILE, daily_note_name, is_denied
-
-if TYPE_CHECKING:
-    from memdir.memory import Memory
+from memdir.version import __version__
+from memdir.workspace import BOOTSTRAP_FILE, Workspace, daily_note_name, is_denied
 
 BASE_PROMPT = (
     "You are a personal AI agent with persistent memory kept as Markdown files in your "
@@ -29,9 +28,8 @@ BASE_PROMPT = (
 )
 
 
-def prompt_entries(memory: Memory) -> list[BootstrapEntry]:
-    """The prompt files of ``memory``'s workspace, loaded, in prompt order."""
-    workspace = memory.workspace
+def prompt_entries(workspace: Workspace) -> list[BootstrapEntry]:
+    """The prompt files of ``workspace``, loaded, in prompt order."""
     entries = []
     for setting in workspace.prompt_files():
         if setting.path == BOOTSTRAP_FILE and not workspace.ritual_active:
@@ -43,71 +41,73 @@ def prompt_entries(memory: Memory) -> list[BootstrapEntry]:
     return entries
 
 
-def recent_notes(memory: Memory, today: dt.date, days: int) -> list[BootstrapEntry]:
+def recent_notes(workspace: Workspace, today: dt.date, days: int) -> list[BootstrapEntry]:
     """The daily notes of the last ``days`` days up to ``today``, newest first."""
     notes = []
     for back in range(days):
         path = daily_note_name(today - dt.timedelta(days=back))
-        located = memory.workspace.root / path
+        located = workspace.root / path
         text = located.read_text(encoding="utf-8", errors="replace") if located.is_file() else None
         notes.append(BootstrapEntry(path, text))
     return notes
 
 
-def skill_lines(memory: Memory, deny: Sequence[str]) -> list[str]:
+def skill_lines(workspace: Workspace, deny: Sequence[str]) -> list[str]:
     """One prompt line per skill the deny list leaves: name, description, path."""
     denied = frozenset(name.strip().lower() for name in deny)
     return [
         f"{skill.name}: {skill.description} ({skill.path})" if skill.description
         else f"{skill.name} ({skill.path})"
-        for skill in memory.workspace.skills()
+        for skill in workspace.skills()
         if not is_denied(skill, denied)
     ]  # fmt: skip
 
 
-def fact_lines(memory: Memory) -> tuple[str, ...]:
+def fact_lines(facts: FactBook, budget_chars: int) -> tuple[str, ...]:
     """The high-salience facts, one line each, within the prompt's facts budget."""
-    budget = memory.settings.prompt.facts_budget_chars
-    return tuple(render_fact_line(f) for f in memory.facts.top_salient(budget_chars=budget))
+    return tuple(render_fact_line(f) for f in facts.top_salient(budget_chars=budget_chars))
 
 
 def assemble_prompt_inputs(
-    memory: Memory,
+    workspace: Workspace,
+    settings: Settings,
+    embedder: str,
     now: dt.datetime,
     session_kind: str | None,
     tool_names: Sequence[str],
     facts: Sequence[str],
 ) -> PromptInputs:
-    """Everything ``build_system_prompt`` needs for ``memory`` at ``now``."""
+    """Everything ``build_system_prompt`` needs for ``workspace`` at ``now`` (``embedder``:
+    the embedding model's name, for the runtime line)."""
     from memdir.curate import learnings_for_prompt  # curation loads only for a prompt
 
-    cfg = memory.settings.prompt
+    cfg = settings.prompt
     kind = check_session_kind(session_kind or cfg.session_kind)
     return PromptInputs(
         base_prompt=BASE_PROMPT,
-        bootstrap_files=prompt_entries(memory),
+        bootstrap_files=prompt_entries(workspace),
         now=now,
         timezone=str(now.tzinfo),
         runtime={
-            "agent": memory.agent_id or "global",
+            "agent": workspace.agent_id or "global",
             "session": kind,
-            "home": str(memory.home),
+            "home": str(workspace.home),
             "memdir": __version__,
             "python": platform.python_version(),
             "os": f"{platform.system()} {platform.release()}",
-            "embedder": memory.embedder.model if memory.embedder else "none (keyword-only)",
+            "embedder": embedder,
         },
         tool_names=tool_names,
-        daily_note_count=len(memory.workspace.list_daily_notes()),
-        memory_dir=str(memory.workspace.memory_dir),
-        learnings=learnings_for_prompt(memory.workspace, cfg.learnings_budget_chars),
+        daily_note_count=len(workspace.list_daily_notes()),
+        memory_dir=str(workspace.memory_dir),
+        learnings=learnings_for_prompt(workspace, cfg.learnings_budget_chars),
         facts=facts,
-        skills=skill_lines(memory, cfg.skills_deny),
+        skills=skill_lines(workspace, cfg.skills_deny),
         budget=PromptBudget(per_file_chars=cfg.per_file_chars, total_chars=cfg.total_chars),
         session_kind=kind,
-        recent_notes=recent_notes(memory, now.date(), cfg.recent_notes_days),
+        recent_notes=recent_notes(workspace, now.date(), cfg.recent_notes_days),
         recent_notes_chars=cfg.recent_notes_chars,
-        workspace=str(memory.workspace.root),
+        workspace=str(workspace.root),
     )
 
 

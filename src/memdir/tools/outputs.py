@@ -1,22 +1,26 @@
-"""The structured results of ``memory_search`` and ``memory_get``.
+"""The structured results of the tools: what MCP sends as ``structuredContent`` beside the
+text, and what CLI ``--json`` and the REST API return for the same operations.
 
-MCP sends them as ``structuredContent`` beside the text (``memdir.tools``), so an agent that
-expects JSON, such as one written for OpenClaw's memory tools, reads fields instead of
-parsing text: each hit's path, line range, citation, score and text, and the lines
-``memory_get`` read. A citation is what ``memory_get`` takes back: its path carries a
-``global:`` or ``agent:<id>:`` prefix when the file is not in the session's own workspace.
+An agent that expects JSON, such as one written for OpenClaw's memory tools, reads fields
+instead of parsing text: each hit's path, line range, citation, score and text, the lines
+``memory_get`` read, and for the file tools what MateClaw's workspace tool reports (whether
+a write created the file or overwrote it, its size in bytes and when it last changed). A
+citation is what ``memory_get`` takes back: its path carries a ``global:`` or
+``agent:<id>:`` prefix when the file is not in the session's own workspace.
 """
 
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from memdir.prompt import ContextReport
 from memdir.search import SearchHit, SearchResults
 from memdir.search.lifecycle import describe_retired
 from memdir.store.fact_records import RetiredLine
-from memdir.workspace import FileSlice
+from memdir.workspace import FileInfo, FileSlice, PromptFile
 
 
 class _Output(BaseModel):
@@ -108,3 +112,80 @@ class SliceOutput(_Output):
             citation=f"{part.path}:{part.start_line}-{part.end_line}",
             text=part.content,
         )
+
+
+class FileMeta(_Output):
+    path: str = Field(description="Workspace-relative path.")
+    bytes: int = Field(description="Size of the file in bytes (UTF-8).")
+    updated_at: datetime = Field(description="When the file last changed (UTC).")
+
+    @classmethod
+    def of(cls, info: FileInfo) -> FileMeta:
+        return cls(path=info.path, bytes=info.bytes, updated_at=info.updated_at)
+
+
+class FileWritten(FileMeta):
+    created: bool = Field(description="True: a new file; false: an existing file overwritten.")
+    overwritten: bool = Field(description="True when an existing file was replaced.")
+
+
+class FileEdited(FileMeta):
+    replacements: int = Field(description="How many occurrences were replaced.")
+
+
+class FileRead(FileMeta):
+    lines: int = Field(description="Number of lines in the file.")
+
+
+class FileList(_Output):
+    prefix: str
+    files: list[FileMeta]
+
+
+class RitualFinished(_Output):
+    finished: bool = Field(description="True when BOOTSTRAP.md was deleted by this call.")
+
+
+class PromptFileSetting(_Output):
+    path: str
+    enabled: bool
+    sort_order: int
+    origin: str = Field(description="default, global (prompt.toml) or agent (its prompt.toml).")
+
+    @classmethod
+    def of(cls, setting: PromptFile) -> PromptFileSetting:
+        return cls(
+            path=setting.path,
+            enabled=setting.enabled,
+            sort_order=setting.sort_order,
+            origin=setting.origin,
+        )
+
+
+def report_data(report: ContextReport) -> dict[str, Any]:
+    """The context report as JSON-ready data (files, notes, totals, counts)."""
+
+    def file_row(item: Any) -> dict[str, Any]:
+        return {
+            "name": item.name,
+            "status": str(item.status),
+            "enabled": item.enabled,
+            "sort_order": item.sort_order,
+            "raw_chars": item.raw_chars,
+            "injected_chars": item.injected_chars,
+            "injected_tokens": item.injected_tokens,
+            "note": item.note,
+        }
+
+    return {
+        "session_kind": report.session_kind,
+        "workspace": report.workspace,
+        "files": [file_row(item) for item in report.files],
+        "recent_notes": [file_row(item) for item in report.recent_notes],
+        "left_out": list(report.left_out),
+        "skills": report.skills,
+        "tools": report.tools,
+        "prompt_chars": report.prompt_chars,
+        "prompt_tokens": report.prompt_tokens,
+        "truncated": report.truncated,
+    }

@@ -1,6 +1,6 @@
 """Builders that turn settings into providers and policies, for the ``Memory`` facade.
 
-Part of the composition root: only ``memory.py`` calls these. Keeping them here
+Part of the composition root: only ``memdir.memory`` calls these. Keeping them here
 keeps the facade a list of operations rather than a list of constructors.
 """
 
@@ -22,7 +22,9 @@ from memdir.facts import (
     build_decision_prompt,
     decide_heuristically,
 )
+from memdir.facts.recall import RecallFloor
 from memdir.llm import ChatModel, Message, complete_structured, create_chat_model
+from memdir.search.calibration import choose_calibration
 from memdir.workspace import validate_prefix
 
 log = logging.getLogger(__name__)
@@ -162,3 +164,14 @@ def extra_index_paths(settings: Settings) -> list[str]:
                 f"folder or .md file ({exc}); use e.g. 'notes' or 'projects/plan.md'"
             ) from exc
     return [path for path in checked if path]
+
+
+def recall_floor(embedder: Embedder | None, min_score: float) -> RecallFloor | None:
+    """Recall's scores on search's scale: the embedder's cosine-only calibration (a recall
+    has no keyword coverage) and the search floor; None keeps them relative."""
+    if embedder is None:
+        return None
+    calibration = choose_calibration(embedder.provider, embedder.model, False)
+    if calibration is None:
+        return None
+    return RecallFloor(lambda cosine: calibration.confidence(cosine, None), min_score)

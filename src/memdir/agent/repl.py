@@ -145,10 +145,14 @@ def finish_chat(agent: ChatAgent, display: Display, wait_s: float) -> list[Extra
     """Extract the conversation, wait up to ``wait_s`` for it, report what it did."""
     results = agent.close(timeout=wait_s)
     for result in results:
-        if result.ran:
-            display.show_notice(
-                f"memory curated ({result.method}): {result.facts_saved} facts saved"
-            )
-        else:
+        if not result.ran:
             display.show_notice(f"memory extraction skipped: {result.skipped_reason}")
+            continue
+        display.show_notice(f"memory curated ({result.method}): {result.facts_saved} facts saved")
+        for update in (result.memory, result.profile):
+            if update is not None and update.written:
+                backup = f" (old version in {update.history})" if update.history else ""
+                display.show_notice(f"{update.name} rewritten{backup}")
+            elif update is not None and update.refusal:
+                display.show_error(update.refusal)
     return results

@@ -289,3 +289,26 @@ def test_a_chat_fills_in_the_profile_and_corrects_a_small_memory(
     history = sorted(p.parent.name for p in (workspace / ".history").rglob("*.md") if p.is_file())
     assert history == ["MEMORY.md", "USER.md"]  # the old MEMORY.md and the template, backed up
     assert not list((workspace / ".history").rglob("*-refused.md"))
+
+
+def test_without_a_curating_model_plain_statements_become_facts(
+    home: Path, script: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(SCRIPT_ENV, str(script))  # no curate(): curation on the heuristics
+    args = ["--home", str(home), "--set", "llm.provider=scripted",
+            "--set", "embeddings.provider=hash", "chat"]  # fmt: skip
+    typed = "I'm vegetarian and I'm allergic to nuts.\nMy name is Alice and I work at ACME.\n"
+    result = CliRunner().invoke(chat_app(), args, input=typed)
+    assert result.exit_code == 0, result.output
+    assert "memory curated (heuristic): 4 facts saved" in result.stdout
+    notes = "\n".join(
+        p.read_text(encoding="utf-8") for p in (home / "workspace" / "memory").glob("*.md")
+    )
+    for fact in (
+        "The user is vegetarian",
+        "The user is allergic to nuts",
+        "The user's name is Alice",
+        "The user works at ACME",
+    ):
+        assert f"- {fact} <!-- memdir:fact" in notes
+    assert "and I work" not in notes.replace(typed.splitlines()[1], "")

@@ -206,7 +206,10 @@ UPDATES: list[Pair] = [
     # "now"
     ("The standup is at 9:30", "The standup is now at 10:00"),
     ("Our CI runs on Jenkins", "Our CI now runs on GitHub Actions"),
-    ("The API rate limit is 100 requests per minute", "The API rate limit is now 300 requests per minute"),
+    (
+        "The API rate limit is 100 requests per minute",
+        "The API rate limit is now 300 requests per minute",
+    ),
     ("Sam leads the data team", "Priya now leads the data team"),
     ("The office is on the third floor", "The office is now on the fifth floor"),
     ("I drive a Golf", "I now drive a Tesla"),

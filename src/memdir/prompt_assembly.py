@@ -9,7 +9,10 @@ lasts), the recent daily notes newest first, the skills without the denied ones.
 from __future__ import annotations
 
 import datetime as dt
+import logging
+import os
 import platform
+import socket
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
@@ -17,11 +20,21 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from memdir import __version__
 from memdir.errors import ConfigError
 from memdir.facts.render import render_fact_line
-from memdir.prompt import BootstrapEntry, PromptBudget, PromptInputs, check_session_kind
+from memdir.prompt import (
+    MISSING_REQUIRED,
+    REQUIRED_FILES,
+    BootstrapEntry,
+    PromptBudget,
+    PromptInputs,
+    check_session_kind,
+)
 from memdir.workspace import BOOTSTRAP_FILE, daily_note_name, is_denied
 
 if TYPE_CHECKING:
     from memdir.memory import Memory
+
+logger = logging.getLogger(__name__)
+_WARNED_MISSING: set[tuple[str, str]] = set()
 
 BASE_PROMPT = (
     "You are a personal AI agent with persistent memory kept as Markdown files in your "
@@ -37,10 +50,38 @@ def prompt_entries(memory: Memory) -> list[BootstrapEntry]:
         if setting.path == BOOTSTRAP_FILE and not workspace.ritual_active:
             continue  # the ritual is over (or never was): nothing to report
         loaded = workspace.load_prompt_file(setting.path)
+        if loaded.content is None and setting.enabled and setting.path in REQUIRED_FILES:
+            _warn_missing(str(workspace.root), setting.path)
         entries.append(
             BootstrapEntry(loaded.name, loaded.content, setting.enabled, setting.sort_order)
         )
     return entries
+
+
+def _warn_missing(root: str, name: str) -> None:
+    """Log once per process and workspace that a required prompt file is missing."""
+    if (root, name) not in _WARNED_MISSING:
+        _WARNED_MISSING.add((root, name))
+        logger.warning("%s is missing from %s: %s", name, root, MISSING_REQUIRED)
+
+
+def runtime_facts(memory: Memory, kind: str) -> dict[str, object]:
+    """The runtime section: who and where the agent runs (host and working folder too)."""
+    try:
+        cwd = os.getcwd()
+    except OSError:  # the working folder was deleted under the process
+        cwd = "(unknown)"
+    return {
+        "agent": memory.agent_id or "global",
+        "session": kind,
+        "host": socket.gethostname() or "(unknown)",
+        "cwd": cwd,
+        "home": str(memory.home),
+        "memdir": __version__,
+        "python": platform.python_version(),
+        "os": f"{platform.system()} {platform.release()}",
+        "embedder": memory.embedder.model if memory.embedder else "none (keyword-only)",
+    }
 
 
 def recent_notes(memory: Memory, today: dt.date, days: int) -> list[BootstrapEntry]:
@@ -88,15 +129,7 @@ def assemble_prompt_inputs(
         bootstrap_files=prompt_entries(memory),
         now=now,
         timezone=str(now.tzinfo),
-        runtime={
-            "agent": memory.agent_id or "global",
-            "session": kind,
-            "home": str(memory.home),
-            "memdir": __version__,
-            "python": platform.python_version(),
-            "os": f"{platform.system()} {platform.release()}",
-            "embedder": memory.embedder.model if memory.embedder else "none (keyword-only)",
-        },
+        runtime=runtime_facts(memory, kind),
         tool_names=tool_names,
         daily_note_count=len(memory.workspace.list_daily_notes()),
         memory_dir=str(memory.workspace.memory_dir),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import pty
 import re
@@ -312,3 +313,39 @@ def test_without_a_curating_model_plain_statements_become_facts(
     ):
         assert f"- {fact} <!-- memdir:fact" in notes
     assert "and I work" not in notes.replace(typed.splitlines()[1], "")
+
+
+def test_a_missing_agents_md_is_said_not_silent(
+    home: Path, script: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(SCRIPT_ENV, str(script))
+    base = ["--home", str(home), "--set", "embeddings.provider=hash"]
+    chat = [*base, "--set", "llm.provider=scripted", "chat"]
+    assert CliRunner().invoke(chat_app(), [*base, "init"]).exit_code == 0
+    (home / "workspace" / "AGENTS.md").unlink()
+    result = CliRunner().invoke(chat_app(), chat, input="Hello\n")
+    assert result.exit_code == 0, result.output
+    assert "AGENTS.md is missing" in result.stdout
+    assert "memdir init" in result.stdout
+    prompt = CliRunner().invoke(chat_app(), [*base, "prompt"])
+    said = "[MISSING] AGENTS.md, this workspace's operating instructions, is missing"
+    assert said in prompt.stdout
+    context = CliRunner().invoke(chat_app(), [*base, "context", "--json"])
+    [agents] = [f for f in json.loads(context.stdout)["files"] if f["name"] == "AGENTS.md"]
+    assert agents["status"] == "MISSING"
+    assert agents["note"].startswith("required")
+    assert CliRunner().invoke(chat_app(), [*base, "init"]).exit_code == 0
+    again = CliRunner().invoke(chat_app(), chat, input="Hello\n")
+    assert "AGENTS.md is missing" not in again.stdout  # init wrote it again
+
+
+def test_the_runtime_section_says_where_the_agent_runs(home: Path) -> None:
+    import os
+    import socket
+
+    base = ["--home", str(home), "--set", "embeddings.provider=hash"]
+    assert CliRunner().invoke(chat_app(), [*base, "init"]).exit_code == 0
+    result = CliRunner().invoke(chat_app(), [*base, "prompt"])
+    runtime = result.stdout.split("# Runtime", 1)[1].split("\n#", 1)[0]
+    assert f"- host: {socket.gethostname()}\n" in runtime
+    assert f"- cwd: {os.getcwd()}\n" in runtime

@@ -136,6 +136,8 @@ class ContextSettings(_Section):
     preserve_recent_messages: int = Field(4, ge=0)
     preserve_recent_pairs: int | None = Field(None, ge=0)
     summary_max_tokens: int = Field(1_000, ge=64)
+    compact_target_ratio: float = Field(0.50, gt=0, le=1)
+    compact_min_gain_ratio: float = Field(0.10, ge=0, lt=1)
 
 
 class CurateSettings(_Section):

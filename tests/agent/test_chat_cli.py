@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import pty
 import re
@@ -213,3 +214,138 @@ def test_the_scripted_example_runs(tmp_path: Path) -> None:
     assert "Whiskerino" in (tmp_path / "ex" / "workspace" / "memory").glob(
         "????-??-??.md"
     ).__next__().read_text(encoding="utf-8")
+
+
+CURATING_SCRIPT = '''
+import json
+import re
+
+from memdir.errors import ChatModelError
+
+
+def reply(messages, tools, schema):
+    return "Noted, thank you."
+
+
+def _block(body, tag):
+    found = re.search(rf"<{tag}>\\n(.*?)\\n</{tag}>", body, re.S)
+    return found.group(1) if found else ""
+
+
+def curate(messages, tools, schema):
+    """A stand-in for a model that curates: it fills USER.md and corrects MEMORY.md."""
+    if not schema or schema.get("title") != "ExtractionDecision":
+        raise ChatModelError("this script answers extraction requests only")
+    body = messages[-1].content
+    talk, profile, memory = (_block(body, t) for t in ("conversation", "user_md", "memory_md"))
+    name = re.search(r"my name is (\\w+)", talk, re.I)
+    zone = re.search(r"my timezone is ([\\w/]+)", talk, re.I)
+    prefer = re.search(r"I prefer ([^.\\n]+)", talk)
+    for field in ("Name", "What to call them"):
+        profile = profile.replace(f"- **{field}:**", f"- **{field}:** {name.group(1)}")
+    profile = profile.replace("- **Timezone:**", f"- **Timezone:** {zone.group(1)}")
+    profile = profile.replace("- (none recorded yet)", f"- Prefers {prefer.group(1)}")
+    moved = re.search(r"staging now runs in ([\\w-]+)", talk, re.I)
+    memory = re.sub(r"eu-west-\\d", moved.group(1), memory)
+    return json.dumps({
+        "should_update": True, "reason": "the user introduced themselves",
+        "daily_entry": "- Met the user", "memory_update": memory, "profile_update": profile,
+    })
+'''
+
+
+def test_a_chat_fills_in_the_profile_and_corrects_a_small_memory(
+    home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The curation loop of a user with a model: the seeded USER.md gets filled in and one
+    of the two entries of MEMORY.md corrected, both through the loss guard."""
+    script = tmp_path / "curating_script.py"
+    script.write_text(CURATING_SCRIPT, encoding="utf-8")
+    monkeypatch.setenv(SCRIPT_ENV, str(script))
+    workspace = home / "workspace"
+    workspace.mkdir(parents=True)
+    (workspace / "MEMORY.md").write_text(
+        "# MEMORY\n\n- Staging runs in eu-west-1\n- Deploys need one approval\n"
+    )
+    args = ["--home", str(home), "--set", "llm.provider=scripted",
+            "--set", "embeddings.provider=hash", "chat"]  # fmt: skip
+    typed = (
+        "Hello! My name is Alice and my timezone is Europe/Berlin.\n"
+        "I prefer short answers without small talk.\n"
+        "By the way, staging now runs in us-east-2.\n"
+    )
+    result = CliRunner().invoke(chat_app(), args, input=typed)
+    assert result.exit_code == 0, result.output
+    assert "memory curated (model)" in result.stdout
+    assert "USER.md rewritten" in result.stdout
+    assert "MEMORY.md rewritten" in result.stdout
+    profile = (workspace / "USER.md").read_text()
+    assert "- **Name:** Alice\n" in profile
+    assert "- **What to call them:** Alice\n" in profile
+    assert "- **Timezone:** Europe/Berlin\n" in profile
+    assert "- Prefers short answers without small talk\n" in profile
+    assert "- **Pronouns:** (optional)\n" in profile  # every other line kept
+    memory = (workspace / "MEMORY.md").read_text()
+    assert memory == "# MEMORY\n\n- Staging runs in us-east-2\n- Deploys need one approval\n"
+    history = sorted(p.parent.name for p in (workspace / ".history").rglob("*.md") if p.is_file())
+    assert history == ["MEMORY.md", "USER.md"]  # the old MEMORY.md and the template, backed up
+    assert not list((workspace / ".history").rglob("*-refused.md"))
+
+
+def test_without_a_curating_model_plain_statements_become_facts(
+    home: Path, script: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(SCRIPT_ENV, str(script))  # no curate(): curation on the heuristics
+    args = ["--home", str(home), "--set", "llm.provider=scripted",
+            "--set", "embeddings.provider=hash", "chat"]  # fmt: skip
+    typed = "I'm vegetarian and I'm allergic to nuts.\nMy name is Alice and I work at ACME.\n"
+    result = CliRunner().invoke(chat_app(), args, input=typed)
+    assert result.exit_code == 0, result.output
+    assert "memory curated (heuristic): 4 facts saved" in result.stdout
+    notes = "\n".join(
+        p.read_text(encoding="utf-8") for p in (home / "workspace" / "memory").glob("*.md")
+    )
+    for fact in (
+        "The user is vegetarian",
+        "The user is allergic to nuts",
+        "The user's name is Alice",
+        "The user works at ACME",
+    ):
+        assert f"- {fact} <!-- memdir:fact" in notes
+    assert "and I work" not in notes.replace(typed.splitlines()[1], "")
+
+
+def test_a_missing_agents_md_is_said_not_silent(
+    home: Path, script: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(SCRIPT_ENV, str(script))
+    base = ["--home", str(home), "--set", "embeddings.provider=hash"]
+    chat = [*base, "--set", "llm.provider=scripted", "chat"]
+    assert CliRunner().invoke(chat_app(), [*base, "init"]).exit_code == 0
+    (home / "workspace" / "AGENTS.md").unlink()
+    result = CliRunner().invoke(chat_app(), chat, input="Hello\n")
+    assert result.exit_code == 0, result.output
+    assert "AGENTS.md is missing" in result.stdout
+    assert "memdir init" in result.stdout
+    prompt = CliRunner().invoke(chat_app(), [*base, "prompt"])
+    said = "[MISSING] AGENTS.md, this workspace's operating instructions, is missing"
+    assert said in prompt.stdout
+    context = CliRunner().invoke(chat_app(), [*base, "context", "--json"])
+    [agents] = [f for f in json.loads(context.stdout)["files"] if f["name"] == "AGENTS.md"]
+    assert agents["status"] == "MISSING"
+    assert agents["note"].startswith("required")
+    assert CliRunner().invoke(chat_app(), [*base, "init"]).exit_code == 0
+    again = CliRunner().invoke(chat_app(), chat, input="Hello\n")
+    assert "AGENTS.md is missing" not in again.stdout  # init wrote it again
+
+
+def test_the_runtime_section_says_where_the_agent_runs(home: Path) -> None:
+    import os
+    import socket
+
+    base = ["--home", str(home), "--set", "embeddings.provider=hash"]
+    assert CliRunner().invoke(chat_app(), [*base, "init"]).exit_code == 0
+    result = CliRunner().invoke(chat_app(), [*base, "prompt"])
+    runtime = result.stdout.split("# Runtime", 1)[1].split("\n#", 1)[0]
+    assert f"- host: {socket.gethostname()}\n" in runtime
+    assert f"- cwd: {os.getcwd()}\n" in runtime

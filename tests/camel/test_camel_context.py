@@ -226,3 +226,20 @@ def test_random_packing_is_repeatable_fits_and_keeps_order() -> None:
 def test_a_blank_task_id_is_refused() -> None:
     with pytest.raises(InvalidInputError, match="task_id"):
         RandomContextCreator(100, task_id=" ")
+
+
+def test_records_of_one_instant_are_packed_by_relevance_not_by_arrival() -> None:
+    """A vector search returns its hits best first, all written in the same instant:
+    the creator must keep the most relevant, whatever order they came in."""
+    same = T0 + timedelta(hours=1)
+    hits = [
+        ctx(MemoryRecord.create(f"hit {n} " + "word " * 10, timestamp=same), score=score)
+        for n, score in enumerate([0.52, 0.50, 0.48, 0.46, 0.44])  # close, as search scores are
+    ]
+    one = estimate_message_tokens(hits[0].record.message)
+    creator = ScoreBasedContextCreator(estimate_messages_tokens([]) + 2 * one)
+    assert len(set(creator.score(hits).values())) == 5  # the tie left only similarity
+    messages, _ = creator.create_context(hits)
+    assert sorted(m.content.split()[1] for m in messages) == ["0", "1"]
+    reversed_order, _ = ScoreBasedContextCreator(creator.token_limit).create_context(hits[::-1])
+    assert sorted(m.content.split()[1] for m in reversed_order) == ["0", "1"]

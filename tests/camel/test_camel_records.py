@@ -127,3 +127,21 @@ def test_malformed_markers_are_skipped_not_fatal(caplog: pytest.LogCaptureFixtur
     parsed = parse_note_records("memory/x.md", note)
     assert [p.record.content for p in parsed] == ["fine"]
     assert caplog.text.count("memory/x.md:") == 4
+
+
+def test_a_timestamp_in_epoch_seconds_is_taken_as_camel_gives_it() -> None:
+    import time
+
+    now = time.time()
+    record = MemoryRecord.create("x", timestamp=now)
+    assert record.timestamp.tzinfo is not None
+    assert abs(record.timestamp.timestamp() - now) < 1e-3
+    assert MemoryRecord.create("x", timestamp=0).timestamp.year == 1970
+
+
+@pytest.mark.parametrize("bad", ["2025-01-01", True, float("nan"), float("inf"), 1e30, [1]])
+def test_a_timestamp_of_another_kind_is_a_clear_error(bad: object) -> None:
+    with pytest.raises(InvalidInputError, match="timestamp"):
+        MemoryRecord.create("x", timestamp=bad)  # type: ignore[arg-type]
+    with pytest.raises(InvalidInputError, match="timestamp"):
+        MemoryRecord(Message("user", "x"), timestamp=bad)  # type: ignore[arg-type]

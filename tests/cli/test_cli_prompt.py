@@ -145,12 +145,13 @@ def test_skills_are_listed_denied_and_counted(home: Path) -> None:
     assert "- release-notes: Write release notes from the merged pull requests" in skills
     assert "(skills/release-notes/SKILL.md)" in skills
     assert "- triage: Triage (skills/triage/SKILL.md)" in skills
+    assert "- memory-review: Review the last week of daily notes" in skills  # seeded by init
     report = context(home)
-    assert report["skills"] == 2
+    assert report["skills"] == 3
     assert report["workspace"] == str(root)
     assert report["tools"] == len(TOOLS)  # every tool the tool table defines
     denied = context(home, "--set", "prompt.skills_deny=triage")
-    assert denied["skills"] == 1
+    assert denied["skills"] == 2
     assert run(home, "--agent", "coder", "init")[0] == 0
     code, out = run(home, "--agent", "coder", "files", "read", "skills/triage/SKILL.md")
     assert code == 0

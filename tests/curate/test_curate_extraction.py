@@ -23,7 +23,7 @@ from memdir.curate import (
     transcript_messages,
 )
 from memdir.errors import ChatModelError, InvalidInputError, SecretRejectedError
-from memdir.llm import Message, ScriptedChatModel, ToolSpec
+from memdir.llm import Message, ScriptedChatModel, ToolSpec, estimate_tokens
 from memdir.workspace import Workspace
 
 OLD_MEMORY = (
@@ -100,10 +100,18 @@ def test_memory_update_dropping_too_much_is_refused(workspace: Workspace, clock:
     assert result.memory is not None
     assert result.memory.status == "refused"
     assert result.memory.refusal is not None
-    assert "keeps 1 of 4 entries (25%)" in result.memory.refusal
+    # Thursdays -> Fridays is a revision; the staging and release entries are lost
+    assert "keeps 2 of 4 entries (50%; 1 revised)" in result.memory.refusal
+    assert "losing 'staging lives at staging.example.org'" in result.memory.refusal
     assert result.memory.refusal in result.problems
     assert (workspace.root / "MEMORY.md").read_text() == OLD_MEMORY
-    assert not (workspace.root / ".history").exists()
+    # the proposal is kept beside the history, not lost; the file's history has no backup
+    assert result.memory.history is not None
+    assert result.memory.history.endswith("-refused.md")
+    assert (workspace.root / result.memory.history).read_text() == new
+    assert [p.name for p in (workspace.root / ".history" / "MEMORY.md").iterdir()] == [
+        Path(result.memory.history).name
+    ]
     assert "- deploy moved" in _daily(workspace)  # the rest of the decision still applies
 
 
@@ -314,3 +322,37 @@ def test_extraction_from_a_stored_session(workspace: Workspace, clock: FakeClock
     result = extract_after_conversation(workspace, messages, model=model, clock=clock)
     assert result.ran
     assert "- from the session file" in _daily(workspace)
+
+
+def test_the_model_sees_todays_note_and_its_answer_is_capped(
+    workspace: Workspace, clock: FakeClock
+) -> None:
+    workspace.append_daily("- The deploy runs on Fridays (logged earlier)", NOW.date())
+    (workspace.root / "MEMORY.md").write_text(OLD_MEMORY)
+    model = ScriptedChatModel([decision(daily_entry="- nothing new")])
+    extract_after_conversation(workspace, conversation(), model=model, clock=clock)
+    call = model.calls[0]
+    body = call.messages[-1].content
+    today = body.split("<today_note>\n", 1)[1].split("\n</today_note>", 1)[0]
+    assert "- The deploy runs on Fridays (logged earlier)" in today
+    assert "leaving out what today's note already logs" in call.messages[0].content
+    # 1,000 tokens for the answer, plus room for complete rewrites of MEMORY.md and USER.md
+    assert call.max_tokens == 1000 + estimate_tokens(OLD_MEMORY)
+
+
+def test_a_long_note_is_shown_by_its_end_and_tags_in_it_are_defused(
+    workspace: Workspace, clock: FakeClock
+) -> None:
+    early = "- early entry " + "x" * 80
+    workspace.append_daily(
+        "\n".join([early] * 100 + ["- </conversation> latest entry"]), NOW.date()
+    )
+    model = ScriptedChatModel([decision()])
+    policy = ExtractionPolicy(max_today_note_chars=2000)
+    extract_after_conversation(workspace, conversation(), model=model, clock=clock, policy=policy)
+    body = model.calls[0].messages[-1].content
+    today = body.split("<today_note>\n", 1)[1].split("\n</today_note>", 1)[0]
+    assert today.startswith("[...earlier entries left out...]\n- early entry")
+    assert len(today) < 2100
+    assert today.endswith("- [conversation tag removed] latest entry")
+    assert body.count("</conversation>") == 1

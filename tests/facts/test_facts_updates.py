@@ -71,7 +71,7 @@ def test_a_fuller_statement_is_no_new_value_of_the_frame() -> None:
 
 
 def test_a_statement_that_says_it_adds_never_supersedes() -> None:
-    assert same_frame("Carla speaks Portuguese", "Carla speaks Spanish too")
+    assert same_frame("Carla speaks Portuguese", "Carla speaks Spanish too", cued=True)
     decision = decide_heuristically("Carla speaks Spanish too", [known("Carla speaks Portuguese")])
     assert decision.action == "add"
     also = decide_heuristically("We now also deploy on Mondays", [known("We deploy on Fridays")])

@@ -40,7 +40,7 @@ def test_session_kind_and_context_fields(api: TestClient, home: Path) -> None:
     assert report["session_kind"] == "group"
     assert report["workspace"] == str(home / "workspace")
     assert report["tools"] == len(TOOLS)  # every tool the tool table defines
-    assert report["skills"] == 0
+    assert report["skills"] == 1  # the example skill `memdir init` writes
     memory_row = next(f for f in report["files"] if f["name"] == "MEMORY.md")
     assert memory_row["status"] == "EXCLUDED"
     bad = api.get("/api/v1/context", params={"session_kind": "public"})

@@ -10,6 +10,7 @@ import pytest
 from memdir.curate import memory_entries
 from memdir.errors import InvalidInputError
 from memdir.workspace import Workspace
+from memdir.workspace.seeding import EXAMPLE_SKILL
 
 GLOBAL_FILES = ["AGENTS.md", "SOUL.md", "IDENTITY.md", "USER.md", "TOOLS.md", "HEARTBEAT.md"]
 DESIGN_TOOLS = [
@@ -28,12 +29,26 @@ DESIGN_TOOLS = [
 def test_new_global_workspace_gets_templates_and_bootstrap(home: Path) -> None:
     workspace = Workspace(home)
     created = workspace.seed()
-    assert created == [*GLOBAL_FILES, "BOOTSTRAP.md", "memory/"]
+    assert created == [*GLOBAL_FILES, "BOOTSTRAP.md", "memory/", EXAMPLE_SKILL]
     for name in [*GLOBAL_FILES, "BOOTSTRAP.md"]:
         text = (workspace.root / name).read_text(encoding="utf-8")
         assert text.startswith(f"# {name}")
     assert workspace.memory_dir.is_dir()
     assert not (workspace.root / "MEMORY.md").exists()
+
+
+def test_init_seeds_one_example_skill_and_a_deleted_one_stays_gone(home: Path) -> None:
+    workspace = Workspace(home)
+    workspace.seed()
+    [skill] = workspace.skills()
+    assert (skill.name, skill.path, skill.origin) == ("memory-review", EXAMPLE_SKILL, "global")
+    assert skill.description.startswith("Review the last week of daily notes")
+    text = workspace.read_file(EXAMPLE_SKILL)
+    assert "memory_edit_file" in text
+    assert "memdir init" in text
+    workspace.delete_file(EXAMPLE_SKILL)
+    assert workspace.seed() == []  # the skills/ folder is there: the example is not forced back
+    assert workspace.skills() == []
 
 
 def test_seeding_twice_keeps_every_edit(global_ws: Workspace) -> None:
@@ -146,5 +161,6 @@ def test_concurrent_seeding_creates_each_file_once(home: Path) -> None:
     for thread in threads:
         thread.join()
     files = [name for created in results for name in created if not name.endswith("/")]
-    assert sorted(files) == sorted([*GLOBAL_FILES, "BOOTSTRAP.md"])
-    assert sorted(p.name for p in (home / "workspace").iterdir() if p.is_file()) == sorted(files)
+    assert sorted(files) == sorted([*GLOBAL_FILES, "BOOTSTRAP.md", EXAMPLE_SKILL])
+    on_disk = [p.name for p in (home / "workspace").iterdir() if p.is_file()]
+    assert sorted(on_disk) == sorted(f for f in files if "/" not in f)

@@ -20,7 +20,12 @@ from memdir.agent.conversation import DEFAULT_TOOL_ROUNDS, ChatAgent, Observer
 from memdir.agent.flush import FlushFacts, find_facts, make_flush
 from memdir.agent.repl import Display, ReadLine, finish_chat, run_chat, run_command
 from memdir.agent.ritual import BOOTSTRAP_FILE, BootstrapRitual, prepare_workspace
-from memdir.agent.script import SCRIPT_ENV, load_reply_function, scripted_model_from_env
+from memdir.agent.script import (
+    SCRIPT_ENV,
+    load_reply_function,
+    scripted_curation_model_from_env,
+    scripted_model_from_env,
+)
 from memdir.agent.toolbox import ToolRun, chat_tool_specs, run_tool_call
 from memdir.agent.turns import AgentEvent, AgentStatus, Turn
 
@@ -50,5 +55,6 @@ __all__ = [
     "run_chat",
     "run_command",
     "run_tool_call",
+    "scripted_curation_model_from_env",
     "scripted_model_from_env",
 ]

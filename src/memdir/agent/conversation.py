@@ -26,6 +26,7 @@ from memdir.agent.flush import make_flush
 from memdir.agent.ritual import BootstrapRitual
 from memdir.agent.toolbox import ToolRun, chat_tool_specs, run_tool_call
 from memdir.agent.turns import AgentEvent, AgentStatus, EventKind, Turn
+from memdir.agent.windows import recall_window, remember_window
 from memdir.context import (
     Compaction,
     ContextEvent,
@@ -88,6 +89,10 @@ class ChatAgent:
         policy = policy or composition.context_policy(memory.settings)
         if policy.max_input_tokens is None:  # the window of the model that holds the talk
             policy = dataclasses.replace(policy, max_input_tokens=model.context_window)
+        self.configured_window = policy.max_input_tokens or model.context_window
+        self.learned_window = recall_window(memory.home, model, self.configured_window)
+        if self.learned_window is not None:  # a context-length error taught it earlier
+            policy = dataclasses.replace(policy, max_input_tokens=self.learned_window)
         self.policy = policy
         self.tools = chat_tool_specs()
         self.ritual = BootstrapRitual(memory)
@@ -197,9 +202,14 @@ class ChatAgent:
         try:
             completion = self.model.complete(prepared, tools=self.tools)
         except ContextLengthError as exc:
+            learned = self._learn_window(str(exc), prepared)
             compaction = self.window.recover([system, *self.messages])
             self._apply(compaction)
-            emit(AgentEvent("emergency", f"context too long ({exc}); {compaction.describe()}"))
+            emit(
+                AgentEvent(
+                    "emergency", f"context too long ({exc}); {learned}{compaction.describe()}"
+                )
+            )
             try:
                 completion = self.model.complete([system, *self.messages], tools=self.tools)
             except ContextLengthError as again:
@@ -211,6 +221,22 @@ class ChatAgent:
         return completion
 
     # -- the context window -----------------------------------------------------------
+    def _learn_window(self, error: str, refused: list[Message]) -> str:
+        """Take the window the error reveals (kept for later chats); say what changed."""
+        learned = self.window.learn(error, refused)
+        if learned is None:
+            return ""
+        self.learned_window = learned
+        self.policy = self.window.policy  # a /new session keeps it too
+        try:
+            remember_window(self.memory.home, self.model, self.configured_window, learned)
+        except OSError as exc:  # a read-only home: the chat still goes on with it
+            logger.warning("could not keep the learned window: %s", exc)
+        return (
+            f"the model accepts about {learned:,} tokens, not {self.configured_window:,}: "
+            "the window is that from now on; "
+        )
+
     def _adopt(self, event: ContextEvent, emit: Observer) -> None:
         if event.compaction is not None:
             self._apply(event.compaction)
@@ -243,6 +269,7 @@ class ChatAgent:
             messages=len(self.messages),
             last_input_tokens=None if self.last_usage is None else self.last_usage.input_tokens,
             ritual_active=self.ritual.active,
+            configured_window=self.configured_window,
         )
 
     # -- ending -----------------------------------------------------------------------

@@ -18,6 +18,7 @@ from memdir.agent.conversation import ChatAgent
 from memdir.agent.turns import AgentEvent
 from memdir.curate import ExtractionResult
 from memdir.errors import MemdirError
+from memdir.prompt import MISSING_REQUIRED, REQUIRED_FILES, FileStatus
 
 logger = logging.getLogger(__name__)
 
@@ -51,6 +52,8 @@ def run_chat(
     )
     if agent.ritual.active:
         display.show_notice("First run: BOOTSTRAP.md is active; the agent will introduce itself.")
+    for name in missing_required_files(agent):
+        display.show_error(f"{name} is missing: {MISSING_REQUIRED}")
     while True:
         line = read_line()
         if line is None:
@@ -63,6 +66,16 @@ def run_chat(
         elif not run_command(agent, command, display):
             break
     finish_chat(agent, display, extraction_wait_s)
+
+
+def missing_required_files(agent: ChatAgent) -> list[str]:
+    """The required prompt files (AGENTS.md) this chat's prompt has to do without."""
+    report = agent.memory.context_report(session_kind=agent.session_kind)
+    return [
+        item.name
+        for item in report.files
+        if item.name in REQUIRED_FILES and item.status is FileStatus.MISSING
+    ]
 
 
 def _converse(agent: ChatAgent, text: str, display: Display) -> None:
@@ -145,10 +158,14 @@ def finish_chat(agent: ChatAgent, display: Display, wait_s: float) -> list[Extra
     """Extract the conversation, wait up to ``wait_s`` for it, report what it did."""
     results = agent.close(timeout=wait_s)
     for result in results:
-        if result.ran:
-            display.show_notice(
-                f"memory curated ({result.method}): {result.facts_saved} facts saved"
-            )
-        else:
+        if not result.ran:
             display.show_notice(f"memory extraction skipped: {result.skipped_reason}")
+            continue
+        display.show_notice(f"memory curated ({result.method}): {result.facts_saved} facts saved")
+        for update in (result.memory, result.profile):
+            if update is not None and update.written:
+                backup = f" (old version in {update.history})" if update.history else ""
+                display.show_notice(f"{update.name} rewritten{backup}")
+            elif update is not None and update.refusal:
+                display.show_error(update.refusal)
     return results

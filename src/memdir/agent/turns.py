@@ -54,15 +54,24 @@ class AgentStatus:
     messages: int
     last_input_tokens: int | None
     ritual_active: bool
+    configured_window: int | None = None
 
     def rows(self) -> list[tuple[str, str]]:
         """Label/value pairs in display order."""
         reported = "-" if self.last_input_tokens is None else f"{self.last_input_tokens:,}"
+        learned = self.configured_window is not None and self.window < self.configured_window
+        window = (
+            f"{self.window:,} (learned from a context-length error; configured "
+            f"{self.configured_window:,})"
+            if learned
+            else f"{self.window:,}"
+        )
         return [
             ("agent", self.agent),
             ("session", self.session_id),
             ("session kind", self.session_kind),
             ("model", self.model),
+            ("context window", window),
             ("tokens used", f"{self.tokens:,} / {self.window:,} ({self.tokens / self.window:.0%})"),
             ("context level", self.level),
             ("messages", str(self.messages)),

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import shutil
 import statistics
 import tempfile
@@ -94,11 +95,12 @@ class Answer:
     top: float  # the top hit's score (a confidence for memdir, a cosine for the baseline)
     empty: bool  # no hit at the default floor
     seconds: float = 0.0
-    first: list[Span] | None = None  # the first hit with the floor off (None: ``spans[:1]``)
+    every: list[Span] | None = None  # the hits with the floor off (None: ``spans``)
 
     @property
     def leading(self) -> list[Span]:
-        return self.spans[:1] if self.first is None else self.first
+        """The first hit with the floor off."""
+        return (self.spans if self.every is None else self.every)[:1]
 
 
 @dataclass
@@ -214,20 +216,34 @@ def ask_memdir(
                     (h.path, h.start_line, h.end_line) for h in results.hits if h.score >= floor
                 ]
                 top = results.hits[0].score if results.hits else 0.0
-                first = [(h.path, h.start_line, h.end_line) for h in results.hits[:1]]
-                answers.append(Answer(q, spans, top, not spans, elapsed, first))
+                every = [(h.path, h.start_line, h.end_line) for h in results.hits]
+                answers.append(Answer(q, spans, top, not spans, elapsed, every))
     return answers, seconds, tokens
 
 
+_TOP_ITEM = re.compile(r"^(?:[-*+]|\d{1,9}[.)])[ \t]")
+
+
 def message_blocks(files: dict[str, list[str]]) -> list[tuple[str, int, int, str]]:
-    """Every Markdown block of every file, whole (a list item with its continuation lines)."""
-    out = []
+    """The baseline's units, whole: a top-level list item with everything indented under
+    it (a whole message of a transcript, code and all), else each Markdown block."""
+    out: list[tuple[str, int, int, str]] = []
     for path, lines in files.items():
         for block in scan_blocks(lines):
             if block.kind in ("heading", "rule", "front_matter"):
                 continue
-            text = "\n".join(lines[block.start : block.end + 1])
-            out.append((path, block.start + 1, block.end + 1, embedding_text("block", (), text)))
+            start, end = block.start, block.end
+            if out and out[-1][0] == path and start <= out[-1][2] - 1:
+                continue  # already inside the message before
+            if _TOP_ITEM.match(lines[start]):
+                while end + 1 < len(lines) and (
+                    not lines[end + 1].strip() or lines[end + 1][:1] in (" ", "\t")
+                ):
+                    end += 1
+                while end > start and not lines[end].strip():
+                    end -= 1
+            text = "\n".join(lines[start : end + 1])
+            out.append((path, start + 1, end + 1, embedding_text("block", (), text)))
     return out
 
 
@@ -280,6 +296,12 @@ def summarise(runs: Sequence[HomeRun], retriever: str, budgets: Sequence[int]) -
     for budget in budgets:
         values = [budget_recall(a.spans, files_of[id(run)], a.question, budget) for run, a in pos]
         out[f"R@{budget}tok"] = round(statistics.mean(values), 3) if values else None
+        if retriever == "memdir":
+            every = [
+                budget_recall(a.every or [], files_of[id(run)], a.question, budget)
+                for run, a in pos
+            ]
+            out[f"R@{budget}tok_floor_off"] = round(statistics.mean(every), 3) if every else None
     return out
 
 
@@ -375,8 +397,16 @@ def format_table(result: dict[str, Any]) -> str:
             out.append("")
             out.append("| measure | memdir | plain cosine |")
             out.append("| --- | --- | --- |")
-            budgets = [key for key in mine if key.startswith("R@")]
-            for key, label in (*ROWS, *((b, f"recall within {b[2:]}") for b in budgets)):
+            budgets = [key for key in mine if key.startswith("R@") and key.endswith("tok")]
+            recall_rows = [
+                row
+                for b in budgets
+                for row in (
+                    (b, f"recall within {b[2:]}"),
+                    (f"{b}_floor_off", f"  with the floor off ({b[2:]})"),
+                )
+            ]
+            for key, label in (*ROWS, *recall_rows):
                 if mine.get(key) is None and base.get(key) is None:
                     continue
                 out.append(f"| {label} | {_cell(mine.get(key))} | {_cell(base.get(key))} |")

@@ -2,7 +2,9 @@
 
 ``ScoreBasedContextCreator`` scores every record on five signals, each in [0, 1]:
 
-* recency: the record's rank by timestamp among the candidates (newest 1, oldest 0);
+* recency: the rank of the record's timestamp among the candidates' distinct timestamps
+  (newest 1, oldest 0; records of one instant share a rank, all 1 when every timestamp
+  is the same, so the order they came in never decides);
 * similarity: the block's score (search score or chat-history decay) over the best one;
 * importance: the record's importance over 10;
 * frequency: how often this creator returned the record before, ``n / (n + 1)``;
@@ -149,14 +151,16 @@ class ScoreBasedContextCreator(_PackingCreator):
         """The score of each record (by uuid), as used for packing."""
         ordered = chronological(dedupe_by_uuid(self.in_task(records)))
         best = max((max(c.score, 0.0) for c in ordered), default=0.0)
-        last = max(len(ordered) - 1, 1)
+        instants = sorted({c.record.timestamp for c in ordered})
+        rank_of = {when: rank for rank, when in enumerate(instants)}
+        last = len(instants) - 1
         w = self.weights
         scores: dict[str, float] = {}
-        for rank, context in enumerate(ordered):
+        for context in ordered:
             seen = self._returned[context.record.uuid]
             same_task = self.task_id is not None and context.record.task_id == self.task_id
             scores[context.record.uuid] = (
-                w.recency * (rank / last if len(ordered) > 1 else 1.0)
+                w.recency * (rank_of[context.record.timestamp] / last if last > 0 else 1.0)
                 + w.similarity * (max(context.score, 0.0) / best if best > 0 else 0.0)
                 + w.importance * context.record.importance / 10
                 + w.frequency * seen / (seen + 1)

@@ -11,6 +11,7 @@ block gave it (chat history: recency decay; vector store: the search score).
 from __future__ import annotations
 
 import json
+import math
 import re
 import uuid as uuidlib
 from collections.abc import Mapping
@@ -36,8 +37,22 @@ def utc_now() -> datetime:
     return datetime.now(UTC)
 
 
-def _as_utc(when: datetime) -> datetime:
-    return when.astimezone(UTC) if when.tzinfo else when.replace(tzinfo=UTC)
+def as_utc(when: object, what: str = "timestamp") -> datetime:
+    """``when`` as an aware UTC datetime: a datetime (naive taken as UTC) or, as CAMEL's
+    own records hold it, seconds since the epoch (``time.time()``)."""
+    if isinstance(when, datetime):
+        return when.astimezone(UTC) if when.tzinfo else when.replace(tzinfo=UTC)
+    if isinstance(when, int | float) and not isinstance(when, bool) and math.isfinite(when):
+        try:
+            return datetime.fromtimestamp(when, UTC)
+        except (OverflowError, OSError, ValueError) as exc:
+            raise InvalidInputError(
+                f"{what} {when!r} is out of range; pass a datetime or seconds since the epoch"
+            ) from exc
+    raise InvalidInputError(
+        f"{what} must be a datetime or seconds since the epoch (time.time()), got "
+        f"{type(when).__name__} {when!r}"
+    )
 
 
 @dataclass(frozen=True)
@@ -45,7 +60,8 @@ class MemoryRecord:
     """One message kept in memory, with the metadata used to rank it.
 
     Build one from a :class:`~memdir.llm.Message` or from text with
-    :meth:`create`. ``timestamp`` is stored in UTC (a naive value is taken as UTC).
+    :meth:`create`. ``timestamp`` is stored in UTC (a naive value is taken as UTC;
+    a number is seconds since the epoch, as CAMEL's records hold it).
     """
 
     message: Message
@@ -72,7 +88,7 @@ class MemoryRecord:
                 f"importance {self.importance!r} is out of range; use 1 (trivial) to 10 (critical)"
             )
         _check_task_id(self.task_id)
-        object.__setattr__(self, "timestamp", _as_utc(self.timestamp))
+        object.__setattr__(self, "timestamp", as_utc(self.timestamp))
         object.__setattr__(self, "extra", MappingProxyType(_checked_extra(self.extra)))
 
     @classmethod
@@ -84,15 +100,17 @@ class MemoryRecord:
         importance: int = DEFAULT_IMPORTANCE,
         task_id: str | None = None,
         extra: Mapping[str, Any] | None = None,
-        timestamp: datetime | None = None,
+        timestamp: datetime | float | None = None,
         uuid: str | None = None,
     ) -> MemoryRecord:
-        """A record of ``content``: a message as is, or text spoken by ``role``."""
+        """A record of ``content``: a message as is, or text spoken by ``role``.
+
+        ``timestamp`` is a datetime or seconds since the epoch (``time.time()``)."""
         message = content if isinstance(content, Message) else Message(role, content)
         return cls(
             message=message,
             uuid=uuid or new_record_id(),
-            timestamp=timestamp or utc_now(),
+            timestamp=utc_now() if timestamp is None else as_utc(timestamp),
             importance=importance,
             task_id=task_id,
             extra=dict(extra or {}),
@@ -126,7 +144,7 @@ class ContextRecord:
         if self.timestamp is None:
             object.__setattr__(self, "timestamp", self.record.timestamp)
         else:
-            object.__setattr__(self, "timestamp", _as_utc(self.timestamp))
+            object.__setattr__(self, "timestamp", as_utc(self.timestamp))
 
     @property
     def when(self) -> datetime:

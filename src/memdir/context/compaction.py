@@ -2,7 +2,12 @@
 
 ``compact()`` cuts the conversation after the system message at a clean point
 (tool calls stay with their results), flushes the older part to memory, then
-replaces it with one summary, a user message marked as reference. If the flush
+replaces it with one summary, a user message marked as reference. The cut keeps
+the policy's tail unless that would leave the context above
+``compact_target_ratio`` of the window (``cuts.choose_cut``), and the summary is
+bounded by ``summary_max_tokens`` and a tenth of the window (``summary_budget``);
+``compaction_gain`` says how much new conversation a compaction would fold into
+the summary. If the flush
 raises, nothing is discarded and the error propagates. The inputs are never
 mutated; the ``Compaction`` holds the new list and says what happened to every
 input index.
@@ -17,9 +22,10 @@ from typing import Literal
 
 from memdir.context.cuts import body_start, choose_cut
 from memdir.context.flushing import Flush, FlushLedger, FlushOutcome, flush_messages
-from memdir.context.policy import ContextPolicy
+from memdir.context.policy import ContextPolicy, known_budget
 from memdir.context.summary import (
     SummaryCache,
+    is_summary_message,
     summarise_extractively,
     summarise_with_model,
     summary_key,
@@ -27,7 +33,7 @@ from memdir.context.summary import (
 )
 from memdir.errors import ChatModelError, ContextLengthError
 from memdir.llm.base import ChatModel, Message
-from memdir.llm.tokens import estimate_messages_tokens
+from memdir.llm.tokens import estimate_message_tokens, estimate_messages_tokens
 
 logger = logging.getLogger(__name__)
 
@@ -109,7 +115,7 @@ def compact(
     """
     policy = policy or ContextPolicy()
     start = body_start(messages)
-    cut = choose_cut(messages, policy)
+    cut = compaction_cut(messages, policy, model)
     if cut <= start:
         return unchanged(messages)
     older = list(messages[start:cut])
@@ -139,6 +145,39 @@ def compact(
     return compaction
 
 
+def compaction_cut(
+    messages: Sequence[Message], policy: ContextPolicy, model: ChatModel | None = None
+) -> int:
+    """Where ``compact`` cuts: the policy's tail, giving way to the compaction target
+    when the window is known."""
+    budget = known_budget(policy, model)
+    target = None if budget is None else int(budget * policy.compact_target_ratio)
+    return choose_cut(messages, policy, target)
+
+
+SUMMARY_SHARE = 0.10
+MIN_SUMMARY_TOKENS = 64
+
+
+def summary_budget(policy: ContextPolicy, model: ChatModel | None = None) -> int:
+    """The summary's length bound: ``summary_max_tokens``, and at most a tenth of the
+    window when it is known (a 1,000-token summary would fill a quarter of 4,000)."""
+    window = known_budget(policy, model)
+    if window is None:
+        return policy.summary_max_tokens
+    return min(policy.summary_max_tokens, max(MIN_SUMMARY_TOKENS, int(window * SUMMARY_SHARE)))
+
+
+def compaction_gain(
+    messages: Sequence[Message], policy: ContextPolicy, model: ChatModel | None = None
+) -> int:
+    """Tokens of conversation a compaction now would fold into the summary (an earlier
+    summary does not count: it is folded again, not freed)."""
+    start = body_start(messages)
+    cut = compaction_cut(messages, policy, model)
+    return sum(estimate_message_tokens(m) for m in messages[start:cut] if not is_summary_message(m))
+
+
 def _warn_unflushed(outcome: FlushOutcome) -> None:
     if outcome.skipped_unflushed:
         logger.warning(
@@ -154,7 +193,7 @@ def _summarise(
     policy: ContextPolicy,
     cache: SummaryCache | None,
 ) -> tuple[str, Method, bool]:
-    budget = policy.summary_max_tokens
+    budget = summary_budget(policy, model)
     if model is None:
         return summarise_extractively(older, budget), "extractive", False
     key = summary_key(older, model, budget)

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 
 from memdir.context.policy import ContextPolicy
 from memdir.llm.base import Message
+from memdir.llm.tokens import estimate_message_tokens, estimate_messages_tokens
 
 
 def body_start(messages: Sequence[Message]) -> int:
@@ -56,22 +57,31 @@ def wanted_tail_start(messages: Sequence[Message], policy: ContextPolicy) -> int
     return max(start, len(messages) - policy.preserve_recent_messages)
 
 
-def choose_cut(messages: Sequence[Message], policy: ContextPolicy) -> int:
+def choose_cut(
+    messages: Sequence[Message], policy: ContextPolicy, max_kept_tokens: int | None = None
+) -> int:
     """The clean cut that summarises the most while keeping the policy's tail.
 
     The current turn's user message is never summarised (inside a summary marked
     as reference it would stop reading as the request to answer), so the cut
     goes no later than it. The cut moves earlier (keeping more) when the wanted
     one would split a tool call from its results; when no earlier cut is clean it
-    moves later, up to that limit. Returns ``body_start`` when nothing can be
-    summarised.
+    moves later, up to that limit. With ``max_kept_tokens``, a tail that would
+    leave the head and the tail over that many tokens gives way: the cut moves to
+    the first later clean cut where they fit, at most to the current turn. Returns
+    ``body_start`` when nothing can be summarised.
     """
     start = body_start(messages)
     limit = _last_user_index(messages, start)
     wanted = min(wanted_tail_start(messages, policy), limit)
-    if wanted <= start:
-        return start
     clean = clean_cuts(messages)
+    cut = start if wanted <= start else _clean_near(clean, wanted, start, limit)
+    if max_kept_tokens is None:
+        return cut
+    return _fit_tail(messages, clean, cut, limit, max_kept_tokens)
+
+
+def _clean_near(clean: Sequence[bool], wanted: int, start: int, limit: int) -> int:
     for cut in range(wanted, start, -1):
         if clean[cut]:
             return cut
@@ -79,6 +89,25 @@ def choose_cut(messages: Sequence[Message], policy: ContextPolicy) -> int:
         if clean[cut]:
             return cut
     return start
+
+
+def _fit_tail(
+    messages: Sequence[Message], clean: Sequence[bool], cut: int, limit: int, max_tokens: int
+) -> int:
+    """``cut`` when the head and its tail fit ``max_tokens``; else the first later clean
+    cut up to ``limit`` where they do (the last clean one when none does)."""
+    head = estimate_messages_tokens(messages[: body_start(messages)])
+    tail = sum(estimate_message_tokens(m) for m in messages[cut:])
+    best = cut
+    for position in range(cut, limit + 1):
+        if position > cut:
+            tail -= estimate_message_tokens(messages[position - 1])
+            if not clean[position]:
+                continue
+            best = position
+        if head + tail <= max_tokens:
+            return position
+    return best
 
 
 def _last_user_index(messages: Sequence[Message], start: int) -> int:

@@ -42,6 +42,12 @@ class ContextPolicy:
     ``preserve-recent-pairs``). ``prune_target_ratio`` is where emergency
     compaction aims, well below the window because a context-length error means
     our estimate was short.
+
+    Compaction leaves room, so it does not run on every turn: it aims at
+    ``compact_target_ratio`` of the window (the tail kept whole gives way, down to
+    the current turn, when keeping it would leave the context above that share),
+    and below the prune level it runs only when it folds at least
+    ``compact_min_gain_ratio`` of the window into the summary (0 turns that off).
     """
 
     max_input_tokens: int | None = None
@@ -50,6 +56,8 @@ class ContextPolicy:
     warn_ratio: float = 0.80
     prune_ratio: float = 0.90
     prune_target_ratio: float = 0.50
+    compact_target_ratio: float = 0.50
+    compact_min_gain_ratio: float = 0.10
     preserve_recent_messages: int = 4
     preserve_recent_pairs: int | None = None
     summary_max_tokens: int = 1024
@@ -61,7 +69,11 @@ class ContextPolicy:
             ("warn_ratio", self.warn_ratio),
             ("prune_ratio", self.prune_ratio),
         )
-        for name, value in (*ratios, ("prune_target_ratio", self.prune_target_ratio)):
+        targets = (
+            ("prune_target_ratio", self.prune_target_ratio),
+            ("compact_target_ratio", self.compact_target_ratio),
+        )
+        for name, value in (*ratios, *targets):
             if not 0.0 < value <= 1.0:
                 raise ConfigError(
                     f"context {name} must be in (0, 1], got {value!r}; use a fraction such as 0.7"
@@ -71,6 +83,11 @@ class ContextPolicy:
             raise ConfigError(
                 "context thresholds must rise: flush_ratio <= compact_trigger_ratio <= "
                 f"warn_ratio <= prune_ratio, got {values!r}; reorder them"
+            )
+        if not 0.0 <= self.compact_min_gain_ratio < 1.0:
+            raise ConfigError(
+                "context compact_min_gain_ratio must be in [0, 1), got "
+                f"{self.compact_min_gain_ratio!r}; the default is 0.1, 0 turns it off"
             )
         _require_positive("max_input_tokens", self.max_input_tokens, allow_none=True)
         _require_positive("summary_max_tokens", self.summary_max_tokens)
@@ -108,6 +125,13 @@ class ContextStatus:
             f"{self.level.label}: {self.tokens:,} / {self.budget:,} tokens "
             f"({self.ratio:.0%}) in {self.message_count} messages"
         )
+
+
+def known_budget(policy: ContextPolicy, model: ChatModel | None = None) -> int | None:
+    """``input_budget``, or None when neither the policy nor a model gives one."""
+    if policy.max_input_tokens is None and (model is None or model.context_window <= 0):
+        return None
+    return input_budget(policy, model)
 
 
 def input_budget(policy: ContextPolicy, model: ChatModel | None = None) -> int:

@@ -53,13 +53,19 @@ def emergency_compact(
     """Drop the oldest turns, without calling any model, to ``target_tokens``.
 
     The target defaults to ``prune_target_ratio`` of the budget (``model`` is
-    only asked for its ``context_window``). ``flush`` must be given explicitly:
-    a callback flushes the dropped messages the ``ledger`` has not seen before
-    they go (an error propagates and nothing is dropped); ``None`` drops them
-    unflushed, logs a warning and counts them in ``unflushed_dropped``.
+    only asked for its ``context_window``). Whole turns are dropped down to the
+    target, then the longest contents left are shortened to it, except the current
+    user message: that one is shortened only as far as the prune level of the
+    budget requires (with an explicit ``target_tokens``, as far as that target).
+    ``flush`` must be given explicitly: a callback flushes the dropped messages the
+    ``ledger`` has not seen before they go (an error propagates and nothing is
+    dropped); ``None`` drops them unflushed, logs a warning and counts them in
+    ``unflushed_dropped``.
     """
     policy = policy or ContextPolicy()
-    target = target_tokens or int(input_budget(policy, model) * policy.prune_target_ratio)
+    budget = input_budget(policy, model) if target_tokens is None else target_tokens
+    target = target_tokens or int(budget * policy.prune_target_ratio)
+    room = target if target_tokens is not None else max(target, int(budget * policy.prune_ratio))
     start = body_start(messages)
     note_cost = estimate_messages_tokens([_drop_note(0, flushed=True)])
     cut = _fitting_cut(messages, target, reserved=note_cost)
@@ -74,7 +80,11 @@ def emergency_compact(
     head = list(messages[:start])
     note = [_drop_note(len(dropped), flushed=not outcome.skipped_unflushed)] if dropped else []
     kept = [*head, *note, *messages[cut:]]
-    shortened, truncated = shorten_to_fit(kept, target, protect=start + len(note))
+    current = _last_user(kept, start + len(note))
+    shortened, truncated = shorten_to_fit(kept, target, protect=start + len(note), keep=current)
+    if current is not None and estimate_messages_tokens(shortened) > room:
+        shortened, more = shorten_to_fit(shortened, room, protect=start + len(note))
+        truncated = sorted({*truncated, *more})
     if not dropped and not truncated:
         return unchanged(messages)
     if ledger is not None:
@@ -96,6 +106,12 @@ def emergency_compact(
     )
     logger.warning("emergency compaction: %s", result.describe())
     return result
+
+
+def _last_user(messages: Sequence[Message], start: int) -> int | None:
+    return next(
+        (i for i in range(len(messages) - 1, start - 1, -1) if messages[i].role == "user"), None
+    )
 
 
 def _update_ledger(
@@ -145,9 +161,10 @@ def _fitting_cut(messages: Sequence[Message], max_tokens: int, *, reserved: int)
 
 
 def shorten_to_fit(
-    messages: Sequence[Message], max_tokens: int, *, protect: int
+    messages: Sequence[Message], max_tokens: int, *, protect: int, keep: int | None = None
 ) -> tuple[list[Message], list[int]]:
-    """Shorten the longest contents (from index ``protect`` on) until the list fits.
+    """Shorten the longest contents (from index ``protect`` on, ``keep`` left whole)
+    until the list fits.
 
     Returns the new list and the indices whose content was cut. Gives up, with a
     warning, when every content is down to ``MIN_CONTENT_TOKENS``.
@@ -158,8 +175,10 @@ def shorten_to_fit(
         sizes = {
             i: estimate_tokens(result[i].content)
             for i in range(protect, len(result))
-            if estimate_tokens(result[i].content) > MIN_CONTENT_TOKENS
+            if i != keep and estimate_tokens(result[i].content) > MIN_CONTENT_TOKENS
         }
+        if not sizes and keep is not None:
+            break  # what is left over is the kept message's: the caller decides
         if not sizes:
             logger.warning(
                 "messages still need %d tokens more than the budget of %d after trimming; "

@@ -2,8 +2,11 @@
 
 ``prepare_context()`` measures the conversation and applies the step its level
 calls for: at *flush* it flushes the messages not flushed before; at *compact*
-and *warn* it flushes then compacts; at *prune* it also hard-prunes when the
-compacted list is still over the prune threshold. It returns the new list and
+and *warn* it flushes then compacts, when the compaction would fold at least
+``compact_min_gain_ratio`` of the window into the summary (else it only
+flushes: a compaction that frees little would run again on the next turn); at
+*prune* it compacts whatever the gain, and also hard-prunes when the compacted
+list is still over the prune threshold. It returns the new list and
 the events (for logging or a UI). ``ContextWindow`` holds the model, the flush
 callback, the policy, the summary cache and the flush ledger, so the chat loop
 passes only messages::
@@ -12,23 +15,33 @@ passes only messages::
     messages, events = window.prepare(messages)
     try:
         completion = model.complete(messages)
-    except ContextLengthError:
+    except ContextLengthError as exc:
+        window.learn(str(exc), messages)  # the window the model really accepts
         messages = list(window.recover(messages).messages)  # no model call; retry
 """
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from memdir.context.compaction import Compaction, compact
+from memdir.context.compaction import Compaction, compact, compaction_gain
 from memdir.context.flushing import Flush, FlushLedger, flush_messages
-from memdir.context.policy import ContextLevel, ContextPolicy, ContextStatus, check_context
+from memdir.context.limits import learned_budget
+from memdir.context.policy import (
+    ContextLevel,
+    ContextPolicy,
+    ContextStatus,
+    check_context,
+    input_budget,
+)
 from memdir.context.pruning import emergency_compact
 from memdir.context.summary import SummaryCache
 from memdir.llm.base import ChatModel, Message
+from memdir.llm.tokens import estimate_messages_tokens
 
 logger = logging.getLogger(__name__)
 
@@ -69,7 +82,7 @@ def prepare_context(
         events.append(ContextEvent("warning", f"context {status.describe()}", status))
     if status.level == ContextLevel.OK:
         return list(messages), events
-    if status.level == ContextLevel.FLUSH:
+    if status.level == ContextLevel.FLUSH or not _worth_compacting(messages, status, policy, model):
         outcome = flush_messages(messages, flush, ledger)
         if outcome.flushed:
             text = f"flushed {outcome.flushed} messages ({outcome.facts_saved} facts saved)"
@@ -104,6 +117,26 @@ def prepare_context(
             )
         )
     return current, events
+
+
+def _worth_compacting(
+    messages: Sequence[Message],
+    status: ContextStatus,
+    policy: ContextPolicy,
+    model: ChatModel | None,
+) -> bool:
+    """At the prune level always; below it, when the summary would take in enough."""
+    if status.level >= ContextLevel.PRUNE:
+        return True
+    gain = compaction_gain(messages, policy, model)
+    if gain >= policy.compact_min_gain_ratio * status.budget and gain > 0:
+        return True
+    logger.info(
+        "compaction deferred: it would fold only %d tokens into the summary (%s)",
+        gain,
+        status.describe(),
+    )
+    return False
 
 
 class ContextWindow:
@@ -149,6 +182,21 @@ class ContextWindow:
             cache=self.cache,
             ledger=self.ledger,
         )
+
+    def learn(self, error: str, refused: Sequence[Message]) -> int | None:
+        """Take the window a context-length ``error`` reveals for the ``refused`` request
+        (``limits.learned_budget``): the new, smaller budget, or None when it says none."""
+        budget = input_budget(self.policy, self.model)
+        learned = learned_budget(error, estimate_messages_tokens(refused), budget)
+        if learned is not None:
+            logger.warning(
+                "the model refused %d estimated tokens; its window is taken as %d tokens, not %d",
+                estimate_messages_tokens(refused),
+                learned,
+                budget,
+            )
+            self.policy = dataclasses.replace(self.policy, max_input_tokens=learned)
+        return learned
 
     def recover(self, messages: Sequence[Message]) -> Compaction:
         """Emergency compaction after a ``ContextLengthError``: no model call."""

@@ -14,9 +14,12 @@ compared normalised, fact markers removed) when it
   marker with ``cat=decision`` / ``cat=preference``, or the words decided,
   decision, prefer(s), preference or remember in the line,
 
-and it is not in MEMORY.md yet. Forget and reinforce lines, headings and
-questions are never promoted. The heuristic never merges and never drops an
-entry.
+and it is not in MEMORY.md yet, nor a near-duplicate of an entry there
+(``facts.phrasing.near_duplicate``: "We chose PostgreSQL for the billing
+service" when MEMORY.md says "We chose PostgreSQL for billing"). Of two
+near-duplicate lines only one is promoted, the fuller. Forget and reinforce
+lines, facts that a later line supersedes or forgets, headings and questions are
+never promoted. The heuristic never merges and never drops an entry.
 
 Either way the rewrite goes through the loss guard (``guard``): it must keep
 75% of the old entries, the old file is backed up under ``.history/``, and the
@@ -47,6 +50,7 @@ from memdir.curate.guard import (
     replace_guarded,
 )
 from memdir.errors import ChatModelError, InvalidInputError, NotFoundError
+from memdir.facts.phrasing import near_duplicate
 from memdir.llm import ChatModel, Message, complete_structured
 from memdir.progress import Progress, ProgressUpdate
 from memdir.workspace import Workspace, read_markdown
@@ -63,6 +67,8 @@ _MARKED_WORDS = re.compile(
     r"\b(?:decided|decision|prefers?|preferred|preference|remember)\b", re.IGNORECASE
 )
 _SKIPPED_MARKERS = re.compile(r"memdir:(?:forget|reinforce)\b")
+_FACT_ID = re.compile(r"memdir:fact\b[^>]*?\bid=(f-[a-z0-9]+)")
+_RETIRED_ID = re.compile(r"memdir:(?:fact\b[^>]*?\bsupersedes|forget\b[^>]*?\bid)=(f-[a-z0-9]+)")
 
 
 class ConsolidationMerge(pydantic.BaseModel):
@@ -134,6 +140,7 @@ def display_entry(line: str) -> str:
 def promote_heuristically(notes: Sequence[DailyNote], memory_text: str) -> list[str]:
     """The entries the heuristic promotes (see the module docstring), in first-seen order."""
     known = set(memory_entries(memory_text))
+    retired = {m.group(1) for note in notes for m in _RETIRED_ID.finditer(note.text)}
     days_seen: dict[str, set[dt.date]] = {}
     marked: set[str] = set()
     shown: dict[str, str] = {}
@@ -141,6 +148,9 @@ def promote_heuristically(notes: Sequence[DailyNote], memory_text: str) -> list[
         for line in note.text.splitlines():
             if not is_entry_line(line) or _SKIPPED_MARKERS.search(line):
                 continue
+            fact = _FACT_ID.search(line)
+            if fact is not None and fact.group(1) in retired:
+                continue  # a later line superseded or forgot this fact
             text = display_entry(line)
             key = normalise_entry(line)
             if len(key) < 4 or text.endswith("?") or key in known:
@@ -149,7 +159,23 @@ def promote_heuristically(notes: Sequence[DailyNote], memory_text: str) -> list[
             days_seen.setdefault(key, set()).add(note.date)
             if _MARKED_CATEGORY.search(line) or _MARKED_WORDS.search(text):
                 marked.add(key)
-    return [text for key, text in shown.items() if len(days_seen[key]) >= 2 or key in marked]
+    stable = [text for key, text in shown.items() if len(days_seen[key]) >= 2 or key in marked]
+    return _without_near_duplicates(stable, [display_entry(e) for e in memory_text.splitlines()])
+
+
+def _without_near_duplicates(candidates: Sequence[str], existing: Sequence[str]) -> list[str]:
+    """``candidates`` less those that say what MEMORY.md or another candidate says; of two
+    near-duplicate candidates the fuller one is kept, in the first one's place."""
+    kept: list[str] = []
+    for text in candidates:
+        if any(near_duplicate(entry, text) for entry in existing if entry):
+            continue
+        twin = next((i for i, other in enumerate(kept) if near_duplicate(other, text)), None)
+        if twin is None:
+            kept.append(text)
+        elif near_duplicate(kept[twin], text) == "fuller":
+            kept[twin] = text
+    return kept
 
 
 def apply_plan(

@@ -1,34 +1,45 @@
-"""Curation without a model: explicit statements become facts.
+"""Curation without a model: what the user says about themselves becomes facts.
 
-``heuristic_extract()`` reads only the *user's* messages, sentence by sentence,
-and keeps statements the user made explicitly. The patterns, case-insensitive,
-each anchored at the start of a sentence (an optional "please", "ok", "also" or
-"and" may come first):
+``heuristic_extract()`` reads only the *user's* messages, sentence by sentence, and
+each sentence clause by clause (``statements.clauses``: "My name is Alice and I work at
+ACME" is two statements). These cue patterns come first, case-insensitive, each
+anchored at the start of a clause (an optional "please", "ok", "also" or "and" may come
+first):
 
-==============================  ======================================  ==========  ===
-pattern                         stored text                             category    imp
-==============================  ======================================  ==========  ===
-remember (that) X               X                                       fact        7
-call me X                       The user wants to be called X           preference  8
-my name is X                    The user's name is X                    fact        8
-my X is/are Y                   The user's X is/are Y                   fact        6
-I prefer X                      The user prefers X                      preference  6
-we decided / agreed (to) X      Decided: X                              decision    7
-I (really) like/love/enjoy X    The user likes/loves/enjoys X           preference  5
-I hate/dislike X, don't like X  The user dislikes X                     preference  5
-==============================  ======================================  ==========  ===
+===================================  ======================================  ==========  ===
+pattern                              stored text                             category    imp
+===================================  ======================================  ==========  ===
+remember (that) X, don't forget X    X, said of the user                     fact        7
+call me X                            The user wants to be called X           preference  8
+my name is X                         The user's name is X                    fact        8
+my X is/are Y                        The user's X is/are Y                   fact        6
+I prefer X                           The user prefers X                      preference  6
+we decided / agreed (to) X           Decided: X                              decision    7
+I (really) like/love/enjoy X         The user likes/loves/enjoys X           preference  5
+I hate/dislike X, don't like X       The user dislikes X                     preference  5
+===================================  ======================================  ==========  ===
 
-"call me X" keeps X up to a comma or "from now on", "please", "thanks",
-"instead". Not facts: questions (a sentence ending in "?" or opening with do, does, did,
-what, who, where, when, why, how, which or whether), so "do you remember my
-name?" stores nothing; "my X is" with a conversational X ("my question is",
-"my point is"); a value shorter than two characters. Each text is capped at 300
-characters; duplicates (compared normalised) are kept once.
+then the plain statements of ``statements.plain_statement`` ("I'm vegetarian", "I work
+at ACME", "I have two kids", "I don't eat pork", "my daughter plays the violin",
+"always answer in German", "we chose Vite"). Every fact is said of the user, in the
+third person ("remember that I take the 8:15 train" -> "The user takes the 8:15 train";
+my -> their); one that would still say I, me or my is dropped, never stored half in
+the first person.
 
-The quality is lower than a model's: only first-person, explicit statements are
-found, nothing is inferred, and paraphrases ("the kids are Tom and Ann") are
-missed. ``summarise_extractively()`` is the matching no-model summary: it quotes
-the user's first and last substantial messages instead of writing new prose.
+"call me X" keeps X up to a comma or "from now on", "please", "thanks", "instead". Not
+facts: questions (a sentence ending in "?" or opening with do, does, did, what, who,
+where, when, why, how, which or whether; "can you remember that X?" is a request, not a
+question), so "do you remember my name?" stores nothing; "my X is" with a
+conversational X ("my question is", "my point is"); values that only point back at
+something said before ("I like that idea", "I love it"); passing states ("I'm tired",
+"I need help", "I have a question"); a value shorter than two characters. Each text is
+capped at 300 characters; duplicates (compared normalised) are kept once.
+
+The quality is lower than a model's: only what the user says of themselves is found,
+nothing is inferred, and paraphrases ("the kids are Tom and Ann") are missed.
+``summarise_extractively()`` is the matching no-model summary: it quotes the user's first
+and last substantial messages instead of writing new prose. ``memdir bench curation``
+measures both on statements written for it (docs/curation.md).
 """
 
 from __future__ import annotations
@@ -38,6 +49,15 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from memdir.curate.guard import normalise_entry
+from memdir.curate.statements import (
+    about_the_user,
+    clauses,
+    plain_statement,
+    points_back,
+    speaks_in_first_person,
+    states_something,
+    third_person,
+)
 from memdir.llm import Message
 
 SaveFact = Callable[[str, str | None, int | None], object]
@@ -46,7 +66,13 @@ SaveFact = Callable[[str, str | None, int | None], object]
 MAX_FACT_CHARS = 300
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
-_LEAD = r"^(?:(?:please|ok(?:ay)?|also|and|so|oh|btw|by the way|from now on)[,\s]+)*"
+_LEAD = (
+    r"^(?:(?:please|ok(?:ay)?|also|and|so|oh|btw|by the way|from now on|hi|hello|hey|well)[,\s]+)*"
+)
+_LEAD_WORDS = re.compile(_LEAD, re.IGNORECASE)
+_REQUEST = re.compile(
+    r"^(?:(?:can|could|would|will) you (?:please )?)(?:remember|note|keep in mind)\b", re.IGNORECASE
+)
 _NAME_END = re.compile(r",|\s+(?:from now on|please|thanks|thank you|instead)\b", re.IGNORECASE)
 _QUESTION_START = re.compile(
     r"^(?:do|does|did|what|who|whom|where|when|why|how|which|whether)\b", re.IGNORECASE
@@ -69,7 +95,10 @@ def _rule(pattern: str) -> re.Pattern[str]:
     return re.compile(_LEAD + pattern, re.IGNORECASE)
 
 
-_REMEMBER = _rule(r"(?:you should |you must |can you |could you )?remember(?: that)?[,:]?\s+(.+)")
+_REMEMBER = _rule(
+    r"(?:(?:you should |you must |(?:can|could|would|will) you (?:please )?)?remember|"
+    r"(?:don't|do not) forget)(?: that)?[,:]?\s+(.+)"
+)
 _CALL_ME = _rule(r"(?:you can |you may |just )?call me\s+(.+)")
 _NAME = _rule(r"my name is\s+(.+)")
 _MY_X = _rule(r"my ([\w' -]{1,40}?)\s+(is|are)\s+(.+)")
@@ -94,22 +123,56 @@ _BARE_REFERENCES = frozenset(
 
 
 def fact_from_sentence(sentence: str) -> HeuristicFact | None:
-    """The explicit fact a single sentence states, or None (see the module table)."""
+    """The first explicit fact a single sentence states, or None (see the module table)."""
+    found = facts_from_sentence(sentence)
+    return found[0] if found else None
+
+
+def facts_from_sentence(sentence: str) -> list[HeuristicFact]:
+    """The explicit facts of a sentence, one per clause that states one."""
     text = sentence.strip()
-    if not text or _is_question(text):
-        return None
-    found = _match_fact(text)
-    if found is None or len(found.text) < 2:
-        return None
+    if _REQUEST.match(text):
+        text = text.rstrip("?").strip()  # "can you remember that X?" asks to remember X
+    elif not text or _is_question(text):
+        return []
+    found = []
+    for clause in clauses(text):
+        fact = _match_clause(_LEAD_WORDS.sub("", clause))
+        if fact is not None and len(fact.text) >= 2 and not speaks_in_first_person(fact.text):
+            found.append(fact)
     return found
+
+
+def _match_clause(text: str) -> HeuristicFact | None:
+    found = _match_fact(text)
+    if found is not None:
+        return found
+    plain = plain_statement(text)
+    return None if plain is None else HeuristicFact(plain[0][:MAX_FACT_CHARS], plain[1], plain[2])
+
+
+def _remembered(value: str) -> str | None:
+    """What "remember (that) X" asks to keep, said of the user."""
+    if value.lower().rstrip(".!") in _BARE_REFERENCES or points_back(value):
+        return None  # "remember it" points back at something; alone it states nothing
+    if re.match(r"^I\b", value):
+        return about_the_user(value) or plain_fact_text(value)
+    if not states_something(value):
+        return None  # a phrase cut off ("my manager" of "my manager and I meet ...")
+    if re.match(r"^my\b", value, re.IGNORECASE):
+        value = "The user's" + value[2:]
+    return third_person(value[:1].upper() + value[1:])
+
+
+def plain_fact_text(value: str) -> str | None:
+    plain = plain_statement(value)
+    return None if plain is None else plain[0]
 
 
 def _match_fact(text: str) -> HeuristicFact | None:
     if match := _REMEMBER.match(text):
-        value = _clean(match.group(1))
-        if value.lower().rstrip(".!") in _BARE_REFERENCES:
-            return None  # "remember it" points back at something; alone it states nothing
-        return HeuristicFact(value[:1].upper() + value[1:], "fact", 7)
+        remembered = _remembered(_clean(match.group(1)))
+        return None if remembered is None else HeuristicFact(remembered, "fact", 7)
     if match := _CALL_ME.match(text):
         name = _clean(_NAME_END.split(match.group(1))[0])
         return HeuristicFact(f"The user wants to be called {name}", "preference", 8)
@@ -117,17 +180,25 @@ def _match_fact(text: str) -> HeuristicFact | None:
         return HeuristicFact(f"The user's name is {_clean(match.group(1))}", "fact", 8)
     if (match := _MY_X.match(text)) and match.group(1).strip().lower() not in _CHATTY_SUBJECTS:
         subject, verb, value = match.group(1).strip(), match.group(2).lower(), match.group(3)
-        return HeuristicFact(f"The user's {subject} {verb} {_clean(value)}", "fact", 6)
+        return HeuristicFact(
+            f"The user's {subject} {verb} {third_person(_clean(value))}", "fact", 6
+        )
     if match := _PREFER.match(text):
-        return HeuristicFact(f"The user prefers {_clean(match.group(1))}", "preference", 6)
+        return _stance("The user prefers", match.group(1), "preference", 6)
     if match := _DECIDED.match(text):
-        return HeuristicFact(f"Decided: {_clean(match.group(1))}", "decision", 7)
+        return HeuristicFact(f"Decided: {third_person(_clean(match.group(1)))}", "decision", 7)
     if match := _DISLIKE.match(text):
-        return HeuristicFact(f"The user dislikes {_clean(match.group(1))}", "preference", 5)
+        return _stance("The user dislikes", match.group(1), "preference", 5)
     if match := _LIKE.match(text):
-        verb = match.group(1).lower()
-        return HeuristicFact(f"The user {verb}s {_clean(match.group(2))}", "preference", 5)
+        return _stance(f"The user {match.group(1).lower()}s", match.group(2), "preference", 5)
     return None
+
+
+def _stance(head: str, value: str, category: str, importance: int) -> HeuristicFact | None:
+    cleaned = _clean(value)
+    if points_back(cleaned):
+        return None  # "I like that idea", "I love it": a reaction, not a preference
+    return HeuristicFact(f"{head} {third_person(cleaned)}", category, importance)
 
 
 def split_sentences(text: str) -> list[str]:
@@ -143,13 +214,11 @@ def heuristic_extract(messages: Sequence[Message]) -> list[HeuristicFact]:
         if message.role != "user":
             continue
         for sentence in split_sentences(message.content):
-            fact = fact_from_sentence(sentence)
-            if fact is None:
-                continue
-            key = normalise_entry(fact.text)
-            if key not in seen:
-                seen.add(key)
-                facts.append(fact)
+            for fact in facts_from_sentence(sentence):
+                key = normalise_entry(fact.text)
+                if key not in seen:
+                    seen.add(key)
+                    facts.append(fact)
     return facts
 
 

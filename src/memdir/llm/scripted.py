@@ -7,7 +7,15 @@ Drive it with canned replies or with a function, pass it wherever a
     model = ScriptedChatModel(lambda messages, tools, schema: '{"ok": true}')
 
 A canned reply may also be a ``ChatModelError`` instance, which is raised
-(e.g. ``ContextLengthError`` to exercise emergency compaction).
+(e.g. ``ContextLengthError`` to exercise emergency compaction). A model whose
+real window is smaller than it says refuses long requests as a server does::
+
+    model = ScriptedChatModel(reply, context_window=8192, accepts_tokens=3300)
+
+refuses every request whose messages exceed 3,300 tokens (memdir's estimate)
+with the ``ContextLengthError`` an OpenAI-compatible server words ("maximum
+context length is 3300 tokens. However, your messages resulted in N tokens").
+A refused request is recorded in ``calls`` too.
 """
 
 from __future__ import annotations
@@ -17,8 +25,9 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from memdir.errors import ChatModelError
+from memdir.errors import ChatModelError, ContextLengthError
 from memdir.llm.base import Completion, Message, ToolSpec
+from memdir.llm.tokens import estimate_messages_tokens
 
 Reply = str | Completion | ChatModelError
 ReplyFunction = Callable[
@@ -48,9 +57,11 @@ class ScriptedChatModel:
         *,
         model: str = "scripted",
         context_window: int = 8192,
+        accepts_tokens: int | None = None,
     ) -> None:
         self.model = model
         self.context_window = context_window
+        self.accepts_tokens = accepts_tokens
         self.calls: list[ScriptedCall] = []
         self._function: ReplyFunction | None = None
         self._replies: list[Reply] = []
@@ -80,6 +91,7 @@ class ScriptedChatModel:
         reply: Reply
         with self._lock:
             self.calls.append(call)
+            self._refuse_if_too_long(call.messages)
             if self._function is None:
                 reply = self._pop_reply()
         if self._function is not None:  # called outside the lock: it may call us back
@@ -89,6 +101,17 @@ class ScriptedChatModel:
         if isinstance(reply, Completion):
             return reply
         return Completion(text=reply, finish_reason="stop")
+
+    def _refuse_if_too_long(self, messages: Sequence[Message]) -> None:
+        if self.accepts_tokens is None:
+            return
+        tokens = estimate_messages_tokens(messages)
+        if tokens > self.accepts_tokens:
+            raise ContextLengthError(
+                f"This model's maximum context length is {self.accepts_tokens} tokens. "
+                f"However, your messages resulted in {tokens} tokens. Please reduce the "
+                "length of the messages."
+            )
 
     @property
     def remaining(self) -> int:

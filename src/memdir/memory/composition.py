@@ -111,6 +111,8 @@ def context_policy(settings: Settings) -> ContextPolicy:
         preserve_recent_messages=cfg.preserve_recent_messages,
         preserve_recent_pairs=cfg.preserve_recent_pairs,
         summary_max_tokens=cfg.summary_max_tokens,
+        compact_target_ratio=cfg.compact_target_ratio,
+        compact_min_gain_ratio=cfg.compact_min_gain_ratio,
     )
 
 

@@ -9,7 +9,10 @@ lasts), the recent daily notes newest first, the skills without the denied ones.
 from __future__ import annotations
 
 import datetime as dt
+import logging
+import os
 import platform
+import socket
 from collections.abc import Sequence
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
@@ -18,9 +21,19 @@ from memdir.config import Settings
 from memdir.errors import ConfigError
 from memdir.facts import FactBook
 from memdir.facts.render import render_fact_line
-from memdir.prompt import BootstrapEntry, PromptBudget, PromptInputs, check_session_kind
+from memdir.prompt import (
+    MISSING_REQUIRED,
+    REQUIRED_FILES,
+    BootstrapEntry,
+    PromptBudget,
+    PromptInputs,
+    check_session_kind,
+)
 from memdir.version import __version__
 from memdir.workspace import BOOTSTRAP_FILE, Workspace, daily_note_name, is_denied
+
+logger = logging.getLogger(__name__)
+_WARNED_MISSING: set[tuple[str, str]] = set()
 
 BASE_PROMPT = (
     "You are a personal AI agent with persistent memory kept as Markdown files in your "
@@ -35,10 +48,26 @@ def prompt_entries(workspace: Workspace) -> list[BootstrapEntry]:
         if setting.path == BOOTSTRAP_FILE and not workspace.ritual_active:
             continue  # the ritual is over (or never was): nothing to report
         loaded = workspace.load_prompt_file(setting.path)
+        if loaded.content is None and setting.enabled and setting.path in REQUIRED_FILES:
+            _warn_missing(str(workspace.root), setting.path)
         entries.append(
             BootstrapEntry(loaded.name, loaded.content, setting.enabled, setting.sort_order)
         )
     return entries
+
+
+def _warn_missing(root: str, name: str) -> None:
+    """Log once per process and workspace that a required prompt file is missing."""
+    if (root, name) not in _WARNED_MISSING:
+        _WARNED_MISSING.add((root, name))
+        logger.warning("%s is missing from %s: %s", name, root, MISSING_REQUIRED)
+
+
+def _cwd() -> str:
+    try:
+        return os.getcwd()
+    except OSError:  # the working folder was deleted under the process
+        return "(unknown)"
 
 
 def recent_notes(workspace: Workspace, today: dt.date, days: int) -> list[BootstrapEntry]:
@@ -91,6 +120,8 @@ def assemble_prompt_inputs(
         runtime={
             "agent": workspace.agent_id or "global",
             "session": kind,
+            "host": socket.gethostname() or "(unknown)",
+            "cwd": _cwd(),
             "home": str(workspace.home),
             "memdir": __version__,
             "python": platform.python_version(),

@@ -17,6 +17,8 @@ from memdir.prompt.notes import NOTES_HEAD_MARKER, plan_recent_notes
 from memdir.prompt.privacy import SESSION_KINDS, SessionKind, check_session_kind, redact_private
 from memdir.prompt.sections import PERSONA_LINE, fence_data
 from memdir.prompt.truncation import (
+    MISSING_REQUIRED,
+    REQUIRED_FILES,
     TRUNCATION_MARKER,
     FileStatus,
     InjectedFile,
@@ -25,8 +27,10 @@ from memdir.prompt.truncation import (
 )
 
 __all__ = [
+    "MISSING_REQUIRED",
     "NOTES_HEAD_MARKER",
     "PERSONA_LINE",
+    "REQUIRED_FILES",
     "SESSION_KINDS",
     "TRUNCATION_MARKER",
     "BootstrapEntry",

@@ -10,7 +10,7 @@ import datetime as dt
 import re
 from collections.abc import Mapping, Sequence
 
-from memdir.prompt.truncation import FileStatus, InjectedFile
+from memdir.prompt.truncation import REQUIRED_FILES, FileStatus, InjectedFile
 
 TOOL_SUMMARIES: Mapping[str, str] = {
     "memory_search": "find passages in memory files (keywords and meaning); cites path:lines",
@@ -87,7 +87,12 @@ def render_runtime(runtime: Mapping[str, object]) -> str:
 
 
 def _render_file(item: InjectedFile) -> str:
-    if item.status is FileStatus.MISSING:
+    if item.status is FileStatus.MISSING and item.name in REQUIRED_FILES:
+        body = (
+            f"[MISSING] {item.name}, this workspace's operating instructions, is missing. "
+            "Tell your human; `memdir init` writes the template again."
+        )
+    elif item.status is FileStatus.MISSING:
         body = f"[MISSING] {item.name} does not exist yet."
     elif item.status is FileStatus.SKIPPED:
         body = (

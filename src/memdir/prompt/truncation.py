@@ -4,7 +4,8 @@ Files are taken in order. Each gets ``min(per_file_chars, room)`` characters,
 where room is what is left of ``total_chars``. A file over its budget keeps the
 first 70% and the last 20% of the budget around ``TRUNCATION_MARKER`` (joined
 by newlines). Once less than ``min_room_chars`` of room is left (or none at
-all), later files are not injected (status SKIPPED). Missing files use no room.
+all), later files are not injected (status SKIPPED). Missing files use no room;
+a missing AGENTS.md (``REQUIRED_FILES``) carries a note saying it is required.
 
 Room shrinks by the injected length, marker included. For budgets of 470
 characters or more the marker line fits in the spare 10%, so the injected text
@@ -23,6 +24,11 @@ from memdir.prompt.inputs import BootstrapSource, PromptBudget
 from memdir.prompt.privacy import PRIVATE_ONLY_FILES, is_private, redact_private
 
 TRUNCATION_MARKER = "[...truncated, read file for full content...]"
+REQUIRED_FILES = frozenset({"AGENTS.md"})
+MISSING_REQUIRED = (
+    "required: the workspace's operating instructions are missing; `memdir init` writes the "
+    "template again"
+)
 HEAD_PERCENT = 70
 TAIL_PERCENT = 20
 
@@ -104,7 +110,8 @@ def _plan_file(
         note = f"private memory: left out of a {session_kind} session"
         return InjectedFile(name, FileStatus.EXCLUDED, raw, None, note, *settings)
     if content is None:
-        return InjectedFile(name, FileStatus.MISSING, 0, None, "", *settings)
+        note = MISSING_REQUIRED if name in REQUIRED_FILES else ""
+        return InjectedFile(name, FileStatus.MISSING, 0, None, note, *settings)
     note = ""
     if not is_private(session_kind):
         content, removed = redact_private(content)

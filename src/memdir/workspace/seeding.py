@@ -4,7 +4,9 @@ Seeding writes only what is missing, so it is safe to run on every start: an
 edited file is never overwritten. ``BOOTSTRAP.md`` (the first-run ritual) is
 written only into a brand-new workspace, one with none of AGENTS.md, SOUL.md,
 IDENTITY.md and USER.md; once the agent has finished the ritual and deleted
-it, it never comes back.
+it, it never comes back. The example skill, ``skills/memory-review/SKILL.md``,
+is written only into a global workspace that has no ``skills/`` folder yet, so
+a person who deleted it (and kept the folder) does not get it back.
 """
 
 from __future__ import annotations
@@ -28,6 +30,8 @@ AGENT_SOUL_TEMPLATE = "agent-SOUL.md"
 AGENT_BOOTSTRAP_TEMPLATE = "agent-BOOTSTRAP.md"
 AGENT_MEMORY_TEMPLATE = "agent-MEMORY.md"
 AGENT_IDENTITY_FILES = ("SOUL.md", "IDENTITY.md")
+EXAMPLE_SKILL = "skills/memory-review/SKILL.md"
+EXAMPLE_SKILL_TEMPLATE = "skill-memory-review.md"
 MAX_AGENT_NAME_CHARS = 100
 MAX_AGENT_DESCRIPTION_CHARS = 2000
 
@@ -92,8 +96,9 @@ def seed_global(root: Path) -> list[str]:
     """Write the missing files of the global workspace; return what was created.
 
     Creates AGENTS.md, SOUL.md, IDENTITY.md, USER.md, TOOLS.md, HEARTBEAT.md and
-    ``memory/``, plus BOOTSTRAP.md when the workspace is brand-new. Returned names
-    are relative POSIX paths; a created folder ends in '/'.
+    ``memory/``, plus BOOTSTRAP.md when the workspace is brand-new and the example
+    skill when it has no ``skills/`` folder. Returned names are relative POSIX paths;
+    a created folder ends in '/'.
     """
     root.mkdir(parents=True, exist_ok=True)
     brand_new = is_brand_new(root)
@@ -103,6 +108,10 @@ def seed_global(root: Path) -> list[str]:
     if brand_new:
         _seed_file(root, BOOTSTRAP_FILE, load_template(BOOTSTRAP_FILE), created)
     _seed_memory_dir(root, created)
+    skill = root / EXAMPLE_SKILL
+    if not skill.parents[1].exists():
+        skill.parent.mkdir(parents=True, exist_ok=True)
+        _seed_file(root, EXAMPLE_SKILL, load_template(EXAMPLE_SKILL_TEMPLATE), created)
     if created:
         logger.info("seeded global workspace %s: %s", root, ", ".join(created))
     return created

@@ -180,6 +180,33 @@ def updates(
     typer.echo(json.dumps(result, indent=1))
 
 
+@app.command("curation")
+def curation(
+    embedder: Annotated[
+        str, typer.Option(help="local (the bundled model) or none (keyword-only).")
+    ] = "local",
+    held_out: Annotated[
+        bool,
+        typer.Option("--held-out", help="The part of the set set aside, never tuned on."),
+    ] = False,
+) -> None:
+    """How well curation does without a model: extraction, updates, near-duplicates.
+
+    Runs the heuristics on statements and pairs written for it (memdir.bench.curation_set)
+    and prints recall and precision of extraction, of supersessions, of near-duplicate
+    recognition, and what consolidation promotes (docs/curation.md).
+    """
+    if embedder not in ("local", "none"):
+        raise typer.BadParameter(f"unknown --embedder {embedder!r}; use local or none")
+    from memdir.bench.curation import run_curation
+    from memdir.embeddings import create_embedder
+
+    model = create_embedder(embedder) if embedder == "local" else None
+    with show_progress("memdir bench curation") as progress:
+        result = run_curation(model, progress=_counting(progress, "pairs"), held_out=held_out)
+    typer.echo(json.dumps(result, indent=1))
+
+
 STORES = ("sqlite", "postgres", "both")
 
 

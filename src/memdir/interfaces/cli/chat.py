@@ -127,12 +127,14 @@ def heartbeat(
 
 def _open(loaded: LoadedSettings, agent_id: str | None) -> tuple[ChatModel, Any]:
     """The conversation model and the ``Memory`` (whose model does the curation)."""
-    from memdir.agent import scripted_model_from_env
+    from memdir.agent import scripted_curation_model_from_env, scripted_model_from_env
     from memdir.memory import Memory
 
     if loaded.settings.llm.provider == "scripted":  # testing aid: see docs/chat.md
-        model = scripted_model_from_env(loaded.settings.llm.context_window)
-        return model, Memory.open(agent_id=agent_id, settings=loaded, chat_model=None)
+        window = loaded.settings.llm.context_window
+        model = scripted_model_from_env(window)
+        curator = scripted_curation_model_from_env(window)
+        return model, Memory.open(agent_id=agent_id, settings=loaded, chat_model=curator)
     memory = Memory.open(agent_id=agent_id, settings=loaded)
     if memory.chat_model is None:  # a third-party provider that resolved to no model
         memory.close()

@@ -23,6 +23,7 @@ import random
 import re
 import string
 from dataclasses import dataclass
+from functools import cache
 from importlib import resources
 
 from memdir.facts.secrets import find_secrets
@@ -38,19 +39,7 @@ _CLASSES = {
     "w": string.ascii_letters + string.digits + "_-",
 }
 _SLOT = re.compile(r"\{([AaLUhdbwsk]):(\d+)\}|\{p\}")
-_WORDS = (
-    "anchor apple autumn badger bamboo banjo basket beacon bicycle blossom bottle breeze "
-    "bridge bucket cactus camera candle canyon carpet castle cherry cobalt comet copper "
-    "coral cotton crayon cricket dagger desert dolphin dragon drum eagle ember falcon "
-    "feather fender fiddle forest fossil garden garlic ginger glacier goblin granite "
-    "harbor hazel helmet hollow horizon island ivory jacket jasmine jungle kettle kiwi "
-    "lantern lemon lizard lobster magnet mango marble meadow mirror monkey mosaic "
-    "nectar noodle nutmeg oasis olive orbit otter paddle panda pepper pebble pencil "
-    "pepper piano pickle pillow pirate planet pocket pollen potato puzzle quartz rabbit "
-    "radish raven ribbon rocket saddle salmon sapphire scooter shadow silver sketch "
-    "spider staple sunset tango thistle thunder tiger timber tomato tulip turtle "
-    "umbrella velvet violin walnut walrus willow window wizard yogurt zebra zephyr"
-).split()
+
 _SYMBOLS = "!#$%&*+-.?@_~"
 
 
@@ -63,9 +52,15 @@ class CredentialShape:
     line: str
 
 
+@cache
+def _words() -> tuple[str, ...]:
+    lines = _data("passphrase_words.txt").splitlines()
+    return tuple(line for line in lines if line and not line.startswith("#"))
+
+
 def _password(rng: random.Random) -> str:
     """A password as people pick them: words, digits, a symbol, some leetspeak, or noise."""
-    word = rng.choice(_WORDS)
+    word = rng.choice(_words())
     form = rng.randrange(6)
     if form == 0:
         return f"{word.capitalize()}{rng.randrange(10, 2030)}{rng.choice(_SYMBOLS)}"
@@ -75,7 +70,7 @@ def _password(rng: random.Random) -> str:
     if form == 2:
         return f"{word}{rng.randrange(1, 999)}"
     if form == 3:
-        return f"{word}{rng.choice(_WORDS).capitalize()}{rng.randrange(10)}{rng.choice(_SYMBOLS)}"
+        return f"{word}{rng.choice(_words()).capitalize()}{rng.randrange(10)}{rng.choice(_SYMBOLS)}"
     if form == 4:
         pool = string.ascii_letters + string.digits + _SYMBOLS
         return "".join(rng.choice(pool) for _ in range(rng.randrange(10, 17)))
@@ -87,7 +82,7 @@ def _fill(template: str, rng: random.Random) -> str:
         if match[1] is None:
             return _password(rng)
         if match[1] in "sk":
-            words = [rng.choice(_WORDS) for _ in range(int(match[2]))]
+            words = [rng.choice(_words()) for _ in range(int(match[2]))]
             return (" " if match[1] == "s" else "-").join(words)
         chars = _CLASSES[match[1]]
         value = "".join(rng.choice(chars) for _ in range(int(match[2])))

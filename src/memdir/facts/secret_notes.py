@@ -1,0 +1,477 @@
+"""Credentials as people write them into notes: after a label, in a table, as a pair.
+
+Code scanners (detect-secrets, gitleaks) find provider tokens and ``NAME=value``
+lines in source files; notes hold credentials in prose, in many languages:
+``the password for the NAS is Tr0ub4dor&3``, ``Das WLAN-Passwort ist ...``,
+``| Router | admin | hunter2 |`` under a ``Password`` column, ``creds: admin /
+...``, ``PIN 4821``, ``openweathermap key 3f9a...``. Each rule here reads a
+label (a credential word of one of several languages), what joins it to the
+value (``:``, ``=``, ``is``/``ist``/``est``/``es``/``é``..., ``set to``, a table
+cell) and then judges the value by how strong the label is:
+
+* a **password** word (password, Passwort, mot de passe, contraseña, senha,
+  пароль, 密码 ..., passphrase, API key, client secret): any value but a
+  placeholder, a reference (``os.environ[...]``) or the rest of a sentence
+  (``Password: stored in the vault``, ``the passphrase is fine``);
+* a **weak** word (token, key, secret, auth): only a value that looks like a
+  key (long, letters with digits, or hex);
+* a **code** word (PIN, door code, Geheimzahl, code d'accès, combination): only
+  digits;
+* a **pair** word (creds, login, Zugangsdaten, identifiants): ``user / value``.
+
+A value joined by a bare space (``NAS pw hunter2``, ``password Tr0ub4dor&3``) or
+by ``to`` (``changed the password to ...``) must look like a password (letters
+with digits or symbols), which no ordinary word does.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from collections.abc import Iterator
+from enum import Enum
+
+# -- vocabulary ------------------------------------------------------------------------
+
+
+def _words(text: str) -> list[str]:
+    """The words of a vocabulary written as prose lines (easier to read than a list)."""
+    return text.split()
+
+
+class Strength(Enum):
+    """How much a label says about the value after it."""
+
+    PASSWORD = "password"  # any value but placeholders, references and prose
+    WEAK = "weak"  # only key-like values
+    CODE = "code"  # only digits
+    PASSWORDLIKE = "passwordlike"  # only password-like values (pass)
+
+
+_PASSWORD_WORDS = (
+    r"passwords?(?=\W|$)|passwd|pass ?phrase|passcode|pwd|pw|"
+    r"[\w-]*(?:passwort|kennwort)|mot de passe|mdp|contrase[ñn]a|senha|palavra-passe|"
+    r"wachtwoord|has[łl]o|l[öo]senord(?:et)?|adgangskode|kodeord|passord|salasana|heslo|"
+    r"[şs]ifre|parola|jelsz[óo]|lozinka|пароль|κωδικός|密码|口令|パスワード|비밀번호|암호|"
+    r"clave|api[ _-]?keys?|apikey|api[ _-]?secret|secret[ _-]?(?:access[ _-]?)?key|"
+    r"access[ _-]?key|private[ _-]?key|client[ _-]?secret|app[ _-]?secret|"
+    r"master[ _-]?(?:password|key)|seed[ _-]?phrase|seed words|recovery[ _-]?(?:key|phrase|codes?)|"
+    r"backup[ _-]?codes|licen[cs]e[ _-]?key|product[ _-]?key|wi-?fi[ _-]?key|wpa[ _-]?key|"
+    r"wlan-?schl[üu]ssel|cl[ée] api|"
+    r"(?:auth|access|api|refresh|bearer|bot|session|personal[ _-]access|id)[ _-]?token"
+)
+_WEAK_WORDS = r"token|key|secret|auth|cl[ée]|schl[üu]ssel|chiave"
+_CODE_WORDS = (
+    r"pin|puk|passcode|(?:door|alarm|gate|garage|keypad|safe|lock|locker|access|entry|"
+    r"security|unlock|intercom|building|front door)[ -]?code|t[üu]rcode|torcode|zugangscode|"
+    r"alarmcode|geheimzahl|code (?:pin|d'acc[èe]s|de la porte|du portail|de l'alarme|"
+    r"d'entr[ée]e)|c[óo]digo (?:de acceso|de la puerta|pin|de acesso)|codice (?:di accesso|pin)|"
+    r"combination|kombination|combinaison|暗証番号"
+)
+_PASS_WORD = r"pass"
+_PAIR_WORDS = (
+    r"creds?|credentials?|login(?: details| info)?|logins?|zugangsdaten|identifiants|"
+    r"credenciales|credenciais|credenziali|inloggegevens|dane logowania|"
+    r"user ?/ ?pass(?:word)?|username ?/ ?password|(?:s?ftp|ssh|vpn) login"
+)
+# Words that may follow a label before its separator: "password *for the NAS* is ...".
+_PREPOSITIONS = (
+    r"for|of|to|on|at|f[üu]r|f[üu]rs|vom|von|der|des|zum|zur|du|de la|de l'|de|del|della|dello|"
+    r"do|da|dos|das|van|voor|від|от|для|till|f[öo]r|til"
+)
+_QUALIFIER = rf"\s+(?:{_PREPOSITIONS})\s+[^\n:=|]{{1,40}}?"
+_IS = (
+    r"is now|is still|ist jetzt|est maintenant|es ahora|é agora|"
+    r"is|was|are|ist|lautet|war|est|[ée]tait|es|era|è|é|jest|[äa]r|er|on|je|это"
+)
+_SET_TO = r"(?:(?:was|is|has been|got|been)\s+)?(?:set|changed|reset|updated|switched)\s+to"
+_JOINED = (
+    # password: x, **Password:** x, pw -> x
+    r"\s*\**\s*(?:[:=\uff1a]|->|=>|\u2192|\u2013|-(?=\s))\s*\**\s*"
+    rf"|\s+{_SET_TO}\s+"  # password changed to x
+    rf"|\s+(?:{_IS})\s*:?\s+"  # password is x
+    r"|\s*(?:是|为|は|는)\s*"  # 密码是 x, パスワードは x
+)
+# A qualifier needs a real separator after it ("password for the NAS is x"); a bare space
+# or "to" (only a password-like value) comes right after the label ("NAS pw x").
+_SEPARATOR = rf"(?:{_QUALIFIER}(?P<sep>{_JOINED})|(?P<near>{_JOINED}|\s+to\s+|\s+))"
+_VALUE = r"(?P<value>\"[^\"\n]{1,200}\"|'[^'\n]{1,200}'|`[^`\n]{1,200}`|\S+)(?P<rest>[^\n]*)"
+
+
+def _label_rule(words: str) -> re.Pattern[str]:
+    return re.compile(rf"(?i)(?<![\w/.-])(?P<label>{words})(?![\w-]){_SEPARATOR}{_VALUE}")
+
+
+_RULES: tuple[tuple[Strength, re.Pattern[str]], ...] = (
+    (Strength.CODE, _label_rule(_CODE_WORDS)),
+    (Strength.PASSWORD, _label_rule(_PASSWORD_WORDS)),
+    (Strength.PASSWORDLIKE, _label_rule(_PASS_WORD)),
+    (Strength.WEAK, _label_rule(_WEAK_WORDS)),
+)
+_PAIR = re.compile(
+    rf"(?i)(?<![\w/.-])(?P<label>{_PAIR_WORDS})(?![\w-])(?:{_QUALIFIER})?"
+    r"(?:\s*[:=]\s*|\s+(?:is|are|sind|sont|son|s[ãa]o)\s+|\s+)"
+    r"[\"']?(?P<user>[^\s/:,\"']{2,64})[\"']?\s*(?:/|:|,)\s*(?P<value>\S+)"
+)
+_USE_AS = re.compile(
+    r"(?i)\buse\s+[\"'`]?(?P<value>\S+?)[\"'`]?\s+as\s+(?:the|my|our|your|a)?\s*(?:new\s+)?"
+    r"(?:password|passphrase|pin)\b"
+)
+# CLI forms: mysql -pSECRET, sshpass -p x, docker login -p x, curl -u user:x.
+_CLI = re.compile(
+    r"(?i)(?:\bmysql(?:dump|admin)?\b[^\n]*?\s-p(?P<mysql>[^\s-]\S*)"
+    r"|\bsshpass\s+-p\s*(?P<sshpass>\S+)"
+    r"|\b(?:docker|podman|helm|oras|skopeo|buildah)\s+(?:registry\s+)?login\b[^\n]*?\s-p\s+"
+    r"(?P<docker>\S+)"
+    r"|\b(?:curl|wget|http)\b[^\n]*?\s(?:-u|--user)\s+[\"']?[^\s:\"']+:(?P<curl>[^\s\"']+))"
+)
+_AUTH_TUPLE = re.compile(
+    r"(?i)\bauth\s*=\s*\(\s*[\"'][^\"'\n]+[\"']\s*,\s*[\"'](?P<value>[^\"'\n]+)[\"']\s*\)"
+)
+# An identifier that names a credential, assigned a value: DB_PASSWORD=x, "api_key": "x",
+# password: x (YAML), const apiKey = "x", $password = "x", connect(password="x").
+_ASSIGNMENT = re.compile(
+    r"(?<![\w$-])[$@]?(?P<quote>[\"']?)(?P<name>[A-Za-z_][\w.-]{0,80})(?P=quote)\s*"
+    r"(?::=|=>|=(?!=)|:(?![:/]))\s*"
+    r"(?P<value>\"[^\"\n]*\"|'[^'\n]*'|`[^`\n]*`|[^\s\"'`;,)}\]]+)"
+)
+# A Kubernetes-style env entry: name: DB_PASSWORD / value: x (YAML or JSON).
+_NAME_VALUE = re.compile(
+    r"(?i)[\"']?name[\"']?\s*:\s*[\"']?(?P<name>[A-Za-z_][\w.-]*)[\"']?\s*,?\s*\n?\s*-?\s*"
+    r"[\"']?value[\"']?\s*:\s*(?P<value>\"[^\"\n]*\"|'[^'\n]*'|\S+)"
+)
+_CREDENTIAL_PARTS = {
+    "password": Strength.PASSWORD,
+    "passwd": Strength.PASSWORD,
+    "passphrase": Strength.PASSWORD,
+    "passcode": Strength.PASSWORD,
+    "pwd": Strength.PASSWORD,
+    "pw": Strength.PASSWORD,
+    "pass": Strength.PASSWORD,
+    "secret": Strength.PASSWORD,
+    "credential": Strength.PASSWORD,
+    "credentials": Strength.PASSWORD,
+    "creds": Strength.PASSWORD,
+    "token": Strength.WEAK,
+    "key": Strength.WEAK,
+    "apikey": Strength.PASSWORD,
+    "auth": Strength.WEAK,
+    "pin": Strength.CODE,
+}
+_STRONG_KEY_QUALIFIERS = frozenset(
+    _words(
+        "api secret access private client app master encryption signing license auth webhook "
+        "refresh bearer bot session personal github gitlab slack vault"
+    )
+)
+# The last part of an identifier that is about a credential without holding one.
+_METADATA = frozenset(
+    _words(
+        "env name names file path dir id ids ttl length len header prefix suffix endpoint url uri "
+        "hash hashed digest algorithm alg backend type policy expiry expires exp lifetime "
+        "rotation days seconds minutes hours location field var variable count size max min mode "
+        "format version ref reference source store manager provider kind label hint reset "
+        "changed required enabled strength salt kid usage limit timeout command cmd helper "
+        "storage vault arn rule rules regex pattern check validator column table"
+    )
+)
+
+# -- judging values ----------------------------------------------------------------------
+
+_PLACEHOLDER = re.compile(
+    r"(?i)\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|\{\{.*\}\}|<[^<>]*>|%[A-Za-z_]+%|\[[^\]]*\]|[*x.•]+|…"
+    r"|none|null|nil|true|false|n/?a|tbd|todo|unknown|unset|empty|redacted|hidden|omitted"
+    r"|password|passwd|pass|pwd|secret|token|api[_-]?key|your[_-]?[a-z_-]+|my[_-]?[a-z_-]+"
+    r"|changeme|change[_-]me|example|dummy|sample|placeholder|foo|bar|baz|xxx+|test|string"
+    r"|str|int|bytes|bool|any|optional\[.*|list\[.*|dict\[.*|required|optional"
+)
+_REFERENCE = re.compile(
+    r"[A-Za-z_][\w.]*[\[(].*|[a-z_][a-z0-9_]*(?:\.[A-Za-z_]\w*)+|[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+"
+    r"|![A-Za-z_]+|\$\w+|@\w+|&\w+|\*\w+"
+)
+_PROSE_WORDS = frozenset(
+    _words(
+        """
+    a an the this that these those it its is are was were be been being in on at to of for
+    from by with without into onto over under about as and or but not no nor so too very
+    also only just still always never now then here there where when how what which who
+    whom whose why all any some each every both either neither one two three four five six
+    seven eight nine ten first last next same other another more most less least much many
+    few such own your my our their his her we you they i he she me us them see ask use check
+    find get keep kept put set stored saved sent given shared known needed required must
+    should can could will would may might shall do does did has have had via under inside
+    der die das den dem des ein eine einen einem einer im ist sind war wird und oder nicht
+    kein keine mit von vom zu zum zur für auf aus bei nach über unter bitte noch schon immer
+    nie steht liegt le la les un une du est sont dans sur sous avec pour par pas ne et ou
+    au aux chez ce cette el los las una unos unas del en es son está están con por para y se
+    su sus al il lo gli è sono nel nella per e non os um uma da dos em no na é são com ou
+    não het een zijn op met voor van niet w z jest są nie är och på med för till inte er og
+    ikke
+    """
+    )
+)
+_DESCRIPTIONS = frozenset(
+    _words(
+        """
+    fine ok okay good bad correct wrong strong weak long short simple complex new old same
+    different valid invalid safe secure unsafe insecure set unset known unknown missing
+    empty enough here there private public mandatory optional ready expired gone blank
+    sicher unsicher geheim lang kurz neu alt falsch richtig gültig ungültig sûr fort faible
+    court nouveau nouvelle ancien ancienne valide seguro segura fuerte débil largo larga
+    corto corta nuevo nueva viejo vieja válido válida sicuro sicura forte debole lungo lunga
+    nuovo nuova vecchio vecchia fraco fraca novo nova velho velha veilig sterk zwak nieuw
+    """
+    )
+)
+_DESCRIPTION_ENDINGS = (
+    "ed", "ing", "ly", "ble", "ful", "less", "ous", "ive", "ent", "ant", "ert", "iert",
+    "lich", "isch", "ig", "é", "ée", "és", "ées", "ado", "ada", "ido", "ida", "ato", "ata",
+    "ito", "ita", "eux", "euse",
+)  # fmt: skip
+_PASSWORD_SYMBOLS = set("!@#$%^&*+=?~_-.")
+_HEX = re.compile(r"[0-9a-fA-F]+")
+_UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
+_KEY_CHARS = re.compile(r"[A-Za-z0-9+/=_.~:-]+")
+
+
+def _unquote(value: str) -> str:
+    if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'`":
+        return value[1:-1].strip()
+    return value.strip("\"'`")
+
+
+def is_placeholder(value: str) -> bool:
+    """``<token>``, ``${DB_PASSWORD}``, ``***``, ``changeme``: a value that is not one."""
+    if value.startswith(("<", "{{", "${", "[", "%", "{")):
+        return True
+    value = value.strip("\"'`.,;:!?)(")
+    return len(value) < 3 or bool(_PLACEHOLDER.fullmatch(value))
+
+
+def looks_like_key(value: str) -> bool:
+    """A value a machine made: long, key characters only, digits among letters, or hex."""
+    value = value.strip("\"'`.,;:!?)(").removeprefix("base64:")
+    if _UUID.fullmatch(value):
+        return True
+    if len(value) < 12 or not _KEY_CHARS.fullmatch(value):
+        return False
+    letters = sum(c.isalpha() for c in value)
+    digits = sum(c.isdigit() for c in value)
+    mixed = any(c.islower() for c in value) and any(c.isupper() for c in value)
+    if "/" in value.strip("/=") and not (len(value) >= 20 and mixed and digits):
+        return False  # a path, not base64
+    if _HEX.fullmatch(value):
+        return len(value) >= 14 and letters > 0 and digits > 0
+    if not letters or not digits:
+        return False
+    switches = sum(a.isdigit() != b.isdigit() for a, b in itertools.pairwise(value))
+    return switches >= 3 or (len(value) >= 20 and any(c.isupper() for c in value[1:]))
+
+
+def looks_like_password(value: str) -> bool:
+    """Letters with digits or symbols, or inner capitals: what no ordinary word is."""
+    value = value.strip("\"'`,;)(").rstrip(".")
+    if not 4 <= len(value) <= 128 or "/" in value or "'" in value:
+        return False
+    letters = sum(c.isalpha() for c in value)
+    digits = sum(c.isdigit() for c in value)
+    symbols = sum(c in _PASSWORD_SYMBOLS for c in value[:-1])
+    inner_capitals = sum(c.isupper() for c in value[1:])
+    if letters == 0:
+        return False
+    return digits > 0 or symbols > 0 or (inner_capitals > 0 and not value.isupper())
+
+
+def _is_prose(value: str, rest: str) -> bool:
+    """``Password: stored in the vault``, ``the passphrase is fine.``: prose, not a value.
+
+    An ordinary word followed by more of the sentence, or a word that ends the
+    sentence but reads as a description (``fine``, ``required``, ``rotated``).
+    A run of three or more plain words with no function word among them is a
+    passphrase (``correct horse battery staple``), not prose.
+    """
+    word = value.rstrip(",.;!?").replace("'", "").replace("\u2019", "")
+    if not word.isalpha():
+        return False
+    lowered = word.lower()
+    if lowered in _PROSE_WORDS:
+        return True
+    if _is_passphrase(value, rest):
+        return False
+    ends = value[-1] in ".;!?" or not rest.strip() or rest.strip()[0] in ".;!?),"
+    if not ends:
+        return bool(re.match(r"\s+\w", rest))
+    return lowered in _DESCRIPTIONS or lowered.endswith(_DESCRIPTION_ENDINGS)
+
+
+def _is_passphrase(value: str, rest: str) -> bool:
+    sentence = re.split(r"[.;!?,()]", rest, maxsplit=1)[0]
+    words = [value.rstrip(",.;!?"), *sentence.split()]
+    return (
+        3 <= len(words) <= 24
+        and all(w.isalpha() and w.islower() for w in words)
+        and not any(w in _PROSE_WORDS or w in _DESCRIPTIONS for w in words)
+    )
+
+
+def judge(value: str, rest: str, strength: Strength, bare: bool = False) -> bool:
+    """Whether ``value`` (``rest``: the line after it) is a credential given its label."""
+    quoted = len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'`"
+    inner = _unquote(value)
+    if not inner or is_placeholder(inner) or (not quoted and is_placeholder(value)):
+        return False
+    if strength is Strength.CODE:
+        inner = inner.rstrip(",.;:!?)")
+        return bool(re.fullmatch(r"\d{3,10}[#*]?|\d{1,3}(?:[- ]\d{1,3}){2,}", inner)) and not (
+            re.match(r"\s*(?:digits|ziffern|chiffres|d[íi]gitos|cifre|characters|to|bis)\b", rest)
+        )
+    if strength is Strength.WEAK:
+        return looks_like_key(inner)
+    if strength is Strength.PASSWORDLIKE or (bare and not quoted):
+        return looks_like_password(inner)
+    if _REFERENCE.fullmatch(inner) and not quoted:
+        return False
+    if quoted and " " in inner:
+        first, _, more = inner.partition(" ")
+        return not _is_prose(first, " " + more)
+    return not _is_prose(value, rest)
+
+
+# -- rules ---------------------------------------------------------------------------
+
+
+def labelled_values(line: str) -> Iterator[tuple[str, str]]:
+    """``(kind, value)`` for each credential given after a label in one line of prose."""
+    for strength, pattern in _RULES:
+        for match in pattern.finditer(line):
+            sep = match["sep"] or match["near"]
+            bare = not sep.strip() or sep.strip() == "to" or sep.rstrip().endswith(" to")
+            if judge(match["value"], match["rest"], strength, bare=bare):
+                yield _KINDS[strength], _unquote(match["value"])
+    for match in _PAIR.finditer(line):
+        value = match["value"]
+        if not is_placeholder(value) and not _is_prose(value, "") and len(_unquote(value)) >= 4:
+            yield "a user name and password ('creds: user / ...')", _unquote(value)
+    for match in _USE_AS.finditer(line):
+        if looks_like_password(match["value"]) and not is_placeholder(match["value"]):
+            yield _KINDS[Strength.PASSWORD], match["value"]
+    for match in _CLI.finditer(line):
+        value = next(v for v in match.groups() if v)
+        if not is_placeholder(value) and not value.startswith("$"):
+            yield "a password on a command line", _unquote(value)
+    for match in _AUTH_TUPLE.finditer(line):
+        if not is_placeholder(match["value"]):
+            yield "a password or key assignment (name=value)", match["value"]
+
+
+_KINDS = {
+    Strength.PASSWORD: "a password or key given after a label ('password: ...')",
+    Strength.PASSWORDLIKE: "a password or key given after a label ('password: ...')",
+    Strength.WEAK: "a key or token given after a label ('API key ...')",
+    Strength.CODE: "a PIN or access code",
+}
+
+
+def _strength_of(name: str) -> Strength | None:
+    """How strongly an identifier (``DB_PASSWORD``, ``apiKey``, ``token_ttl``) names one."""
+    parts = [p.lower() for p in re.findall(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+", name)]
+    if not parts or parts[-1] in _METADATA:
+        return None
+    found: Strength | None = None
+    for index, part in enumerate(parts):
+        strength = _CREDENTIAL_PARTS.get(part)
+        if strength is None:
+            continue
+        if strength is Strength.WEAK and index and parts[index - 1] in _STRONG_KEY_QUALIFIERS:
+            strength = Strength.PASSWORD
+        if found is None or strength is Strength.PASSWORD:
+            found = strength
+    return found
+
+
+def assigned_values(text: str) -> Iterator[tuple[str, str]]:
+    """``(kind, value)`` for credentials assigned to a name in code, config, JSON or YAML."""
+    for pattern in (_ASSIGNMENT, _NAME_VALUE):
+        for match in pattern.finditer(text):
+            strength = _strength_of(match["name"])
+            if strength is None:
+                continue
+            value = match["value"]
+            inner = _unquote(value)
+            quoted = inner != value
+            if not inner or is_placeholder(inner) or (not quoted and _REFERENCE.fullmatch(inner)):
+                continue
+            if strength is Strength.PASSWORD or (strength is Strength.CODE and inner.isdigit()):
+                ok = quoted or not _is_prose(inner, text[match.end() : match.end() + 80])
+            else:
+                ok = looks_like_key(inner)
+            if ok:
+                yield "a password or key assignment (name=value)", inner
+
+
+# -- tables --------------------------------------------------------------------------
+
+_CELL_LABELS: tuple[tuple[Strength, re.Pattern[str]], ...] = tuple(
+    (strength, re.compile(rf"(?i)(?:[\w'\u2019.+-]+\s+){{0,3}}(?:{words})(?:\s*\([^)]*\))?"))
+    for strength, words in (
+        (Strength.CODE, _CODE_WORDS),
+        (Strength.PASSWORD, _PASSWORD_WORDS),
+        (Strength.PASSWORDLIKE, _PASS_WORD),
+        (Strength.WEAK, _WEAK_WORDS),
+    )
+)
+_SEPARATOR_ROW = re.compile(r"\s*\|?\s*:?-{2,}:?\s*(?:\|\s*:?-{2,}:?\s*)*\|?\s*")
+
+
+def _cells(line: str) -> list[str]:
+    return [cell.strip().strip("*_`").strip() for cell in line.strip().strip("|").split("|")]
+
+
+def _cell_strength(cell: str) -> Strength | None:
+    for strength, pattern in _CELL_LABELS:
+        if pattern.fullmatch(cell):
+            return strength
+    return None
+
+
+def table_values(text: str) -> Iterator[tuple[str, str]]:
+    """``(kind, value)`` for credentials in Markdown tables: under a ``Password`` (``PIN``,
+    ``Token`` ...) column, or in the cell after a label cell (``| wifi password | x |``)."""
+    lines = text.split("\n")
+    columns: dict[int, Strength] = {}
+    for index, line in enumerate(lines):
+        stripped = line.strip()
+        if not stripped.startswith("|"):
+            columns = {}
+            continue
+        if _SEPARATOR_ROW.fullmatch(stripped):
+            continue
+        cells = _cells(stripped)
+        following = lines[index + 1] if index + 1 < len(lines) else ""
+        if _SEPARATOR_ROW.fullmatch(following.strip()) and "-" in following:
+            columns = {}
+            for number, cell in enumerate(cells):
+                strength = _cell_strength(cell)
+                if strength is not None:
+                    columns[number] = strength
+            continue
+        for number, cell in enumerate(cells):
+            strength = columns.get(number)
+            if strength is not None and judge(cell, "", strength):
+                yield "a password or key in a table", _unquote(cell)
+        for number, cell in enumerate(cells[:-1]):
+            strength = _cell_strength(cell)
+            if strength is not None and judge(cells[number + 1], "", strength):
+                yield "a password or key in a table", _unquote(cells[number + 1])
+
+
+LABEL_HINTS = (
+    "pass", "pw", "secret", "token", "key", "cred", "login", "pin", "puk", "code", "combinaison",
+    "combination", "kombination", "mdp", "contrase", "senha", "wachtwoord", "hasło", "haslo",
+    "lösen", "losen", "kode", "salasana", "heslo", "şifre", "sifre", "parola", "jelsz",
+    "lozinka", "пароль", "κωδικ", "密码", "口令", "パスワード", "暗証", "비밀번호", "암호",
+    "clave", "chiave", "clé", "cle ", "schlüssel", "schlussel", "zugang", "kennwort",
+    "identifiants", "credenc", "credenz", "inlogg", "logow", "geheim", "user/", "auth",
+    "seed", "código", "codigo", "codice", "mysql", "sshpass", "login", "-u ", "--user",
+)  # fmt: skip
+"""Lower-case fragments of which a line holds at least one if any rule here can match it."""

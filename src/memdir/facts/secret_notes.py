@@ -98,8 +98,14 @@ _SEPARATOR = rf"(?:{_QUALIFIER}(?P<sep>{_JOINED})|(?P<near>{_JOINED}|\s+to\s+|\s
 _VALUE = r"(?P<value>\"[^\"\n]{1,200}\"|'[^'\n]{1,200}'|`[^`\n]{1,200}`|\S+)(?P<rest>[^\n]*)"
 
 
+# Word boundaries for alphabetic scripts only: 密码是 and Wi-Fiのパスワードは have none.
+_LETTER = r"[0-9A-Za-z_\u00c0-\u024f\u0370-\u03ff\u0400-\u04ff]"
+_START = rf"(?<!{_LETTER})(?<![/.-])"
+_END = rf"(?!{_LETTER})(?!-)"
+
+
 def _label_rule(words: str) -> re.Pattern[str]:
-    return re.compile(rf"(?i)(?<![\w/.-])(?P<label>{words})(?![\w-]){_SEPARATOR}{_VALUE}")
+    return re.compile(rf"(?i){_START}(?P<label>{words}){_END}{_SEPARATOR}{_VALUE}")
 
 
 _RULES: tuple[tuple[Strength, re.Pattern[str]], ...] = (
@@ -108,10 +114,21 @@ _RULES: tuple[tuple[Strength, re.Pattern[str]], ...] = (
     (Strength.PASSWORDLIKE, _label_rule(_PASS_WORD)),
     (Strength.WEAK, _label_rule(_WEAK_WORDS)),
 )
+_PAIR_JOINED = r"\s*[:=]\s*|\s+(?:is|are|sind|sont|son|s[ãa]o)\s+"
+_USER_AND_VALUE = r"[\"']?(?P<user>[^\s/:,\"']{2,64})[\"']?\s*(?:/|:|,)\s*(?P<value>[^\s/]+)(?!\S)"
 _PAIR = re.compile(
-    rf"(?i)(?<![\w/.-])(?P<label>{_PAIR_WORDS})(?![\w-])(?:{_QUALIFIER})?"
-    r"(?:\s*[:=]\s*|\s+(?:is|are|sind|sont|son|s[ãa]o)\s+|\s+)"
-    r"[\"']?(?P<user>[^\s/:,\"']{2,64})[\"']?\s*(?:/|:|,)\s*(?P<value>\S+)"
+    rf"(?i){_START}(?P<label>{_PAIR_WORDS}){_END}"
+    rf"(?:{_QUALIFIER}(?:{_PAIR_JOINED})|{_PAIR_JOINED}|\s+){_USER_AND_VALUE}"
+)
+# "Router: admin / hunter2", "SFTP: deploy / x": an account everyone knows, then a password.
+_ACCOUNT_PAIR = re.compile(
+    r"(?i)(?:^|[\s(*-]|:\s*)[\"']?(?P<user>admin|administrator|root|sa|pi|ubuntu|postgres|"
+    r"guest|deploy|ops|svc[\w-]*|service|backup|ftp|sftp|user|test|operator|[\w.+-]+@[\w-]+"
+    r"(?:\.[\w-]+)+)[\"']?\s*(?:/|\s/\s)\s*(?P<value>[^\s/]+)(?!\S)"
+)
+# "u: admin p: hunter2", "user admin, pass hunter2"
+_USER_THEN_PASSWORD = re.compile(
+    r"(?i)\bu(?:ser(?:name)?)?\s*[:=]?\s+\S+[\s,;]+p(?:ass(?:word)?|w|wd)?\s*[:=]\s*(?P<value>\S+)"
 )
 _USE_AS = re.compile(
     r"(?i)\buse\s+[\"'`]?(?P<value>\S+?)[\"'`]?\s+as\s+(?:the|my|our|your|a)?\s*(?:new\s+)?"
@@ -231,6 +248,7 @@ _DESCRIPTION_ENDINGS = (
 _PASSWORD_SYMBOLS = set("!@#$%^&*+=?~_-.")
 _HEX = re.compile(r"[0-9a-fA-F]+")
 _UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
+_CJK = re.compile(r"[\u3000-\u9fff\uac00-\ud7af\uff00-\uffef]")
 _KEY_CHARS = re.compile(r"[A-Za-z0-9+/=_.~:-]+")
 
 
@@ -291,6 +309,8 @@ def _is_prose(value: str, rest: str) -> bool:
     passphrase (``correct horse battery staple``), not prose.
     """
     word = value.rstrip(",.;!?").replace("'", "").replace("\u2019", "")
+    if word.count("-") == 1:  # short-lived, read-only: words; a-b-c-d is a passphrase
+        word = word.replace("-", "")
     if not word.isalpha():
         return False
     lowered = word.lower()
@@ -319,6 +339,8 @@ def judge(value: str, rest: str, strength: Strength, bare: bool = False) -> bool
     quoted = len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'`"
     inner = _unquote(value)
     if not inner or is_placeholder(inner) or (not quoted and is_placeholder(value)):
+        return False
+    if _CJK.search(inner):  # パスワードはチームの金庫に...: a sentence goes on
         return False
     if strength is Strength.CODE:
         inner = inner.rstrip(",.;:!?)")
@@ -352,6 +374,10 @@ def labelled_values(line: str) -> Iterator[tuple[str, str]]:
         value = match["value"]
         if not is_placeholder(value) and not _is_prose(value, "") and len(_unquote(value)) >= 4:
             yield "a user name and password ('creds: user / ...')", _unquote(value)
+    for pattern in (_ACCOUNT_PAIR, _USER_THEN_PASSWORD):
+        for match in pattern.finditer(line):
+            if looks_like_password(match["value"]) and not is_placeholder(match["value"]):
+                yield "a user name and password ('creds: user / ...')", _unquote(match["value"])
     for match in _USE_AS.finditer(line):
         if looks_like_password(match["value"]) and not is_placeholder(match["value"]):
             yield _KINDS[Strength.PASSWORD], match["value"]
@@ -473,5 +499,6 @@ LABEL_HINTS = (
     "clave", "chiave", "clé", "cle ", "schlüssel", "schlussel", "zugang", "kennwort",
     "identifiants", "credenc", "credenz", "inlogg", "logow", "geheim", "user/", "auth",
     "seed", "código", "codigo", "codice", "mysql", "sshpass", "login", "-u ", "--user",
+    "u:", "p:", " / ", "admin", "root",
 )  # fmt: skip
 """Lower-case fragments of which a line holds at least one if any rule here can match it."""

@@ -167,7 +167,7 @@ _NOT_A_SECRET_BEFORE = re.compile(
     r"sk-ssh-ed25519@openssh\.com)\s+)$"
 )
 _DIGEST_OR_ID = re.compile(
-    r"(?:sha(?:1|224|256|384|512)|md5|blake2b?)[-:].*"
+    r"(?:sha(?:1|224|256|384|512)|md5|blake2b?)[-:=].*"
     # Stripe's object ids (customers, invoices, payments ...), not its keys (sk_, rk_, whsec_)
     r"|(?:pi|cus|in|ch|evt|sub|price|prod|pm|seti|txn|po|re|acct|cs|il|ii|src|tok|req|py|tr|"
     r"ba|card|file|inv|si|plan|sku|ic|sch|qt|or)_[A-Za-z0-9]+"

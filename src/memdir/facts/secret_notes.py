@@ -49,7 +49,7 @@ class Strength(Enum):
 
 
 _PASSWORD_WORDS = (
-    r"passwords?(?=\W|$)|passwd|pass ?phrase|passcode|pwd|pw|"
+    r"passwords?(?=\W|$)|passwd|pass ?phrase|passcode|pwd|pw|psw|pword|p/w|"
     r"[\w-]*(?:passwort|kennwort)|mot de passe|mdp|contrase[ñn]a|senha|palavra-passe|"
     r"wachtwoord|has[łl]o|l[öo]senord(?:et)?|adgangskode|kodeord|passord|salasana|heslo|"
     r"[şs]ifre|parola|jelsz[óo]|lozinka|пароль|κωδικός|密码|口令|パスワード|비밀번호|암호|"
@@ -62,8 +62,9 @@ _PASSWORD_WORDS = (
 )
 _WEAK_WORDS = r"token|key|secret|auth|cl[ée]|schl[üu]ssel|chiave"
 _CODE_WORDS = (
-    r"pin|puk|passcode|(?:door|alarm|gate|garage|keypad|safe|lock|locker|access|entry|"
-    r"security|unlock|intercom|building|front door)[ -]?code|t[üu]rcode|torcode|zugangscode|"
+    r"pin|puk|passcode|cvv2?|cvc|(?:door|alarm|gate|garage|keypad|safe|lock|locker|access|entry|"
+    r"security|unlock|intercom|building|front door|lockbox|key ?box|key ?safe|padlock|"
+    r"bike lock|mailbox|door opener|garage door|atm|card)[ -]?code|t[üu]rcode|torcode|zugangscode|"
     r"alarmcode|geheimzahl|code (?:pin|d'acc[èe]s|de la porte|du portail|de l'alarme|"
     r"d'entr[ée]e)|c[óo]digo (?:de acceso|de la puerta|pin|de acesso)|codice (?:di accesso|pin)|"
     r"combination|kombination|combinaison|暗証番号"
@@ -79,7 +80,10 @@ _PREPOSITIONS = (
     r"for|of|to|on|at|f[üu]r|f[üu]rs|vom|von|der|des|zum|zur|du|de la|de l'|de|del|della|dello|"
     r"do|da|dos|das|van|voor|від|от|для|till|f[öo]r|til"
 )
-_QUALIFIER = rf"\s+(?:{_PREPOSITIONS})\s+[^\n:=|]{{1,40}}?"
+_ELIDED = r"dell|dall|nell|sull|all|d|l|de l"  # Italian and French: dell'email, d'accès
+_QUALIFIER = (
+    rf"(?:\s+(?:{_PREPOSITIONS})\s+|\s+(?:{_ELIDED})['\u2019])[^\n:=|]{{1,40}}?"
+)
 _IS = (
     r"is now|is still|ist jetzt|est maintenant|es ahora|é agora|"
     r"is|was|are|ist|lautet|war|est|[ée]tait|es|era|è|é|jest|[äa]r|er|on|je|это"
@@ -138,13 +142,28 @@ _USE_AS = re.compile(
 _CLI = re.compile(
     r"(?i)(?:\bmysql(?:dump|admin)?\b[^\n]*?\s-p(?P<mysql>[^\s-]\S*)"
     r"|\bsshpass\s+-p\s*(?P<sshpass>\S+)"
+    r"|\bredis-cli\b[^\n]*?\s-a\s+(?P<redis>\S+)"
     r"|\b(?:docker|podman|helm|oras|skopeo|buildah)\s+(?:registry\s+)?login\b[^\n]*?\s-p\s+"
-    r"(?P<docker>\S+)"
-    r"|\b(?:curl|wget|http)\b[^\n]*?\s(?:-u|--user)\s+[\"']?[^\s:\"']+:(?P<curl>[^\s\"']+))"
+    r"(?P<docker>\S+))"
+)
+# user:password or user%password after a user flag: curl -u, httpie -a, smbclient -U ...
+_FLAG_PAIR = re.compile(
+    r"(?:^|\s)(?:-u|--user|-a|--auth|-U|--username)\s+[\"']?[^\s:%\"'/]+[:%](?P<value>[^\s\"']+)"
 )
 _AUTH_TUPLE = re.compile(
-    r"(?i)\bauth\s*=\s*\(\s*[\"'][^\"'\n]+[\"']\s*,\s*[\"'](?P<value>[^\"'\n]+)[\"']\s*\)"
+    r"(?i)(?:\bauth\s*=\s*\(?|\b\w*Auth\()\s*[\"'][^\"'\n]+[\"']\s*,\s*"
+    r"[\"'](?P<value>[^\"'\n]+)[\"']"
 )
+# "We use x for the guest account": a value before the label.
+_USE_FOR = re.compile(
+    r"(?i)\buse[sd]?\s+[\"'`]?(?P<value>\S+?)[\"'`]?\s+for\s+(?:the\s+|our\s+|my\s+)?"
+    r"(?:[\w-]+\s+){0,3}(?:account|login|wi-?fi|network|vpn|router|user)\b"
+)
+# A wallet's seed: twelve or more plain words after "seed" or "mnemonic".
+_SEED = re.compile(
+    r"(?i)\b(?:seed|mnemonic)(?:\s+(?:phrase|words))?\s*(?:[:=]|is)\s*(?P<value>[a-z]+(?:\s+[a-z]+){11,23})\b"
+)
+_XML_ELEMENT = re.compile(r"<(?P<name>[A-Za-z_][\w.:-]{0,60})>(?P<value>[^<>\n]{1,200})</(?P=name)>")
 # An identifier that names a credential, assigned a value: DB_PASSWORD=x, "api_key": "x",
 # password: x (YAML), const apiKey = "x", $password = "x", connect(password="x").
 _ASSIGNMENT = re.compile(
@@ -179,6 +198,16 @@ _STRONG_KEY_QUALIFIERS = frozenset(
     _words(
         "api secret access private client app master encryption signing license auth webhook "
         "refresh bearer bot session personal github gitlab slack vault"
+    )
+)
+_PUBLIC = frozenset(_words("public pub publishable"))
+# Parts that may follow the credential word in a name that still holds it: SECRET_KEY_BASE,
+# DB_PASSWORD_PROD, API_KEY_2.
+_HOLDER_PARTS = frozenset(
+    _words(
+        "value base prod production dev development staging stage test live main primary "
+        "secondary new old backup ro rw admin root user plain raw b64 base64 hex str string "
+        "v1 v2 key token secret password pass pwd"
     )
 )
 # The last part of an identifier that is about a credential without holding one.
@@ -260,8 +289,8 @@ def _unquote(value: str) -> str:
 
 def is_placeholder(value: str) -> bool:
     """``<token>``, ``${DB_PASSWORD}``, ``***``, ``changeme``: a value that is not one."""
-    if value.startswith(("<", "{{", "${", "[", "%", "{")):
-        return True
+    if value.startswith(("<", "{{", "${", "$(", "[", "%", "{")) or re.fullmatch(r"\$\w+", value):
+        return True  # <set in vault>, {{ vault_x }}, ${DB_PASSWORD}, $(op read ...), $TOKEN
     value = value.strip("\"'`.,;:!?)(")
     return len(value) < 3 or bool(_PLACEHOLDER.fullmatch(value))
 
@@ -342,13 +371,15 @@ def judge(value: str, rest: str, strength: Strength, bare: bool = False) -> bool
         return False
     if _CJK.search(inner):  # パスワードはチームの金庫に...: a sentence goes on
         return False
+    if inner.startswith(("pk_live_", "pk_test_", "pk.eyJ")):  # publishable, public tokens
+        return False
     if strength is Strength.CODE:
         inner = inner.rstrip(",.;:!?)")
         return bool(re.fullmatch(r"\d{3,10}[#*]?|\d{1,3}(?:[- ]\d{1,3}){2,}", inner)) and not (
             re.match(r"\s*(?:digits|ziffern|chiffres|d[íi]gitos|cifre|characters|to|bis)\b", rest)
         )
-    if strength is Strength.WEAK:
-        return looks_like_key(inner)
+    if strength is Strength.WEAK:  # an id or an address is no key: idempotency key <uuid>
+        return looks_like_key(inner) and not _UUID.fullmatch(inner) and not inner.startswith("0x")
     if strength is Strength.PASSWORDLIKE or (bare and not quoted):
         return looks_like_password(inner)
     if _REFERENCE.fullmatch(inner) and not quoted:
@@ -368,16 +399,21 @@ def labelled_values(line: str) -> Iterator[tuple[str, str]]:
         for match in pattern.finditer(line):
             sep = match["sep"] or match["near"]
             bare = not sep.strip() or sep.strip() == "to" or sep.rstrip().endswith(" to")
+            if re.search(r"(?i)\b(?:public|publishable)\s+$", line[: match.start()]):
+                continue  # a public key or publishable key is made to be shown
             if judge(match["value"], match["rest"], strength, bare=bare):
                 yield _KINDS[strength], _unquote(match["value"])
     for match in _PAIR.finditer(line):
         value = match["value"]
         if not is_placeholder(value) and not _is_prose(value, "") and len(_unquote(value)) >= 4:
             yield "a user name and password ('creds: user / ...')", _unquote(value)
-    for pattern in (_ACCOUNT_PAIR, _USER_THEN_PASSWORD):
+    for pattern in (_ACCOUNT_PAIR, _USER_THEN_PASSWORD, _FLAG_PAIR, _USE_FOR):
         for match in pattern.finditer(line):
             if looks_like_password(match["value"]) and not is_placeholder(match["value"]):
                 yield "a user name and password ('creds: user / ...')", _unquote(match["value"])
+    for match in _SEED.finditer(line):
+        if not any(word in _PROSE_WORDS for word in match["value"].lower().split()):
+            yield "a wallet seed phrase", match["value"]
     for match in _USE_AS.finditer(line):
         if looks_like_password(match["value"]) and not is_placeholder(match["value"]):
             yield _KINDS[Strength.PASSWORD], match["value"]
@@ -401,13 +437,15 @@ _KINDS = {
 def _strength_of(name: str) -> Strength | None:
     """How strongly an identifier (``DB_PASSWORD``, ``apiKey``, ``token_ttl``) names one."""
     parts = [p.lower() for p in re.findall(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+", name)]
-    if not parts or parts[-1] in _METADATA:
+    if not parts or parts[-1] in _METADATA or _PUBLIC.intersection(parts):
         return None
     found: Strength | None = None
     for index, part in enumerate(parts):
         strength = _CREDENTIAL_PARTS.get(part)
         if strength is None:
             continue
+        if not all(p in _HOLDER_PARTS or p.isdigit() for p in parts[index + 1 :]):
+            continue  # PASSWORD_HASHER, TOKEN_EXPIRY: about the credential, not it
         if strength is Strength.WEAK and index and parts[index - 1] in _STRONG_KEY_QUALIFIERS:
             strength = Strength.PASSWORD
         if found is None or strength is Strength.PASSWORD:
@@ -416,8 +454,9 @@ def _strength_of(name: str) -> Strength | None:
 
 
 def assigned_values(text: str) -> Iterator[tuple[str, str]]:
-    """``(kind, value)`` for credentials assigned to a name in code, config, JSON or YAML."""
-    for pattern in (_ASSIGNMENT, _NAME_VALUE):
+    """``(kind, value)`` for credentials assigned to a name in code, config, JSON, YAML or
+    XML (``<password>x</password>``)."""
+    for pattern in (_ASSIGNMENT, _NAME_VALUE, _XML_ELEMENT):
         for match in pattern.finditer(text):
             strength = _strength_of(match["name"])
             if strength is None:
@@ -499,6 +538,6 @@ LABEL_HINTS = (
     "clave", "chiave", "clé", "cle ", "schlüssel", "schlussel", "zugang", "kennwort",
     "identifiants", "credenc", "credenz", "inlogg", "logow", "geheim", "user/", "auth",
     "seed", "código", "codigo", "codice", "mysql", "sshpass", "login", "-u ", "--user",
-    "u:", "p:", " / ", "admin", "root",
+    "u:", "p:", " / ", "admin", "root", "-a ", "-u", "use", "seed", "mnemonic", "psw", "p/w",
 )  # fmt: skip
 """Lower-case fragments of which a line holds at least one if any rule here can match it."""

@@ -79,7 +79,7 @@ _PREFIXED: tuple[tuple[str, str], ...] = (
     ("a Slack token", _B + r"xox[abposre]-[A-Za-z0-9-]{10,}|xapp-\d-[A-Z0-9]+-\d+-[a-z0-9]+"),
     ("a Google API key", _B + r"AIza[0-9A-Za-z_-]{35}"),
     ("a Google OAuth secret or token", _B + r"(?:GOCSPX-[\w-]{28}|ya29\.[\w-]{20,})"),
-    ("a Stripe key", _B + r"[rsp]k_(?:live|test)_[0-9A-Za-z]{16,}"),
+    ("a Stripe key", _B + r"[rs]k_(?:live|test)_[0-9A-Za-z]{16,}"),  # pk_: publishable
     ("an npm token", _B + r"npm_[A-Za-z0-9]{36}" + _E),
     ("a Hugging Face token", _B + r"hf_[A-Za-z]{34}" + _E),
     ("a HashiCorp Vault token", _B + r"hv[sbr]\.[\w-]{24,}"),
@@ -155,7 +155,12 @@ _PREFIXED: tuple[tuple[str, str], ...] = (
     ("a netrc login", r"(?i)\blogin\s+\S+\s+password\s+(?P<value>\S+)"),
     (
         "a password flag",
-        r"(?i)(?<![\w-])--(?:password|passwd|token|api-key|secret)[ =](?P<value>[^\s-]\S*)",
+        r"(?i)(?<![\w-])--(?:password|passwd|pass)[ =](?P<value>[^\s-]\S*)",
+    ),
+    (  # --secret=db-password names a secret; only a key-like value is one
+        "a token flag",
+        r"(?i)(?<![\w-])--(?:token|api-key|apikey|secret|auth-token|access-token)[ =]"
+        r"(?P<value>(?P<tail>[^\s-]\S*))",
     ),
 )
 
@@ -163,16 +168,23 @@ _TOKEN = re.compile(r"[A-Za-z0-9+/_=.-]{24,}")
 _NOT_A_SECRET_BEFORE = re.compile(
     r"(?i)(?:\b(?:sha(?:1|224|256|384|512)?|md5|blake2b?|id|ids|uuid|guid|ulid|identifier|"
     r"digest|hash|checksum|commit|revision|rev|etag|fingerprint|cid|txid|tx|address|trace|"
-    r"span)\s*(?:is|[:=#])?\s*|(?:ssh-(?:rsa|dss|ed25519)|ecdsa-sha2-nistp\d+|"
-    r"sk-ssh-ed25519@openssh\.com)\s+)$"
+    r"span|public[ _-]?key|pub[ _-]?key|publickey)\s*(?:is|[:=#])?\s*|(?:ssh-(?:rsa|dss|ed25519)|ecdsa-sha2-nistp\d+|"
+    r"sk-ssh-ed25519@openssh\.com)\s+"
+    # a password hash: bcrypt $2b$12$..., crypt $6$salt$..., $argon2id$v=19$...$salt$
+    r"|\$2[abxy]?\$\d{2}\$|\$[156]\$(?:rounds=\d+\$)?(?:[^$\s]{0,16}\$)?|\$argon2(?:id|i|d)\$\S*\$)$"
 )
 _DIGEST_OR_ID = re.compile(
     r"(?:sha(?:1|224|256|384|512)|md5|blake2b?)[-:=].*"
-    # Stripe's object ids (customers, invoices, payments ...), not its keys (sk_, rk_, whsec_)
-    r"|(?:pi|cus|in|ch|evt|sub|price|prod|pm|seti|txn|po|re|acct|cs|il|ii|src|tok|req|py|tr|"
-    r"ba|card|file|inv|si|plan|sku|ic|sch|qt|or)_[A-Za-z0-9]+"
+    # An object id with its type in front (Stripe's cus_, in_, pi_, Vercel's dpl_, msg_ ...);
+    # the prefixes of keys (sk_, rk_, whsec_ ...) are caught by the rules above.
+    r"|(?!(?:sk|rk|whsec|secret|key|token|pat|api|apikey|auth|access|priv|private|pass|pw|pwd)_)"
+    r"[a-z]{2,8}_[A-Za-z0-9_]+"
+    r"|pk\.eyJ.*"  # a Mapbox public token
 )
-_URL = re.compile(r"(?i)\b[a-z][a-z0-9+.-]{1,20}://[^\s<>\"'`()\[\]{}|\\^]+")
+_URL = re.compile(
+    r"(?i)\b[a-z][a-z0-9+.-]{1,20}://[^\s<>\"'`()\[\]{}|\\^]+"
+    r"|\bdata:[\w/+.-]+;base64,[A-Za-z0-9+/=]+"  # an embedded image, not a key
+)
 _URL_PASSWORD = re.compile(r"^[a-z][a-z0-9+.-]*://(?P<user>[^\s:/@]*):(?P<value>[^\s/@]+)@[\w.\[-]")
 _URL_PARAMETERS = {  # query parameters that carry a credential: all values, or key-like ones
     "access_token": False, "accesstoken": False, "api_key": False, "apikey": False,
@@ -183,7 +195,8 @@ _URL_PARAMETERS = {  # query parameters that carry a credential: all values, or 
     "x-goog-signature": False, "x-goog-credential": False, "sig": True, "signature": True,
     "token": True, "key": True, "auth": True, "jwt": True,
 }  # fmt: skip
-_SHARED_LINK_PARAMETERS = {("zoom.us", "pwd")}  # a meeting passcode, made to be shared
+# Parameters of links made to be shared: a meeting passcode, a shared album's key.
+_SHARED_LINK_PARAMETERS = {("zoom.us", "pwd"), ("photos.google.com", "key")}
 
 
 @dataclass(frozen=True)
@@ -237,6 +250,7 @@ _KEYWORDS = {  # rules whose pattern does not start with one literal prefix
     "a URL with a password": (":@", "://:"),
     "a netrc login": ("password",),
     "a password flag": ("--",),
+    "a token flag": ("--",),
 }
 _LIBRARY_KEYWORDS = {
     "an AWS access key": ("akia", "asia", "abia", "acca", "a3t", "aws"),

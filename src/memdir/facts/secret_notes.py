@@ -49,7 +49,8 @@ class Strength(Enum):
 
 
 _PASSWORD_WORDS = (
-    r"passwords?(?=\W|$)|passwd|pass ?phrase|passcode|pwd|pw|psw|pword|p/w|"
+    r"passwords?(?=\W|$)|passwd|pass ?phrase|passcode|pwd|pw|psw|pword|p/w|requirepass|"
+    r"masterauth|auth_?pass|"
     r"[\w-]*(?:passwort|kennwort)|mot de passe|mdp|contrase[ñn]a|senha|palavra-passe|"
     r"wachtwoord|has[łl]o|l[öo]senord(?:et)?|adgangskode|kodeord|passord|salasana|heslo|"
     r"[şs]ifre|parola|jelsz[óo]|lozinka|пароль|κωδικός|密码|口令|パスワード|비밀번호|암호|"
@@ -58,22 +59,24 @@ _PASSWORD_WORDS = (
     r"master[ _-]?(?:password|key)|seed[ _-]?phrase|seed words|recovery[ _-]?(?:key|phrase|codes?)|"
     r"backup[ _-]?codes|licen[cs]e[ _-]?key|product[ _-]?key|wi-?fi[ _-]?key|wpa[ _-]?key|"
     r"wlan-?schl[üu]ssel|cl[ée] api|"
-    r"(?:auth|access|api|refresh|bearer|bot|session|personal[ _-]access|id)[ _-]?token"
+    r"(?:auth|access|api|refresh|bearer|bot|session|personal[ _-]access|id|server|app|"
+    r"integration|write|service)[ _-]?token"
 )
 _WEAK_WORDS = r"token|key|secret|auth|cl[ée]|schl[üu]ssel|chiave"
 _CODE_WORDS = (
-    r"pin|puk|passcode|cvv2?|cvc|(?:door|alarm|gate|garage|keypad|safe|lock|locker|access|entry|"
+    r"pin|pin-?code|puk|passcode|cvv2?|cvc|combo|パスコード|(?:door|alarm|gate|garage|keypad|safe|lock|locker|access|entry|"
     r"security|unlock|intercom|building|front door|lockbox|key ?box|key ?safe|padlock|"
     r"bike lock|mailbox|door opener|garage door|atm|card)[ -]?code|t[üu]rcode|torcode|zugangscode|"
     r"alarmcode|geheimzahl|code (?:pin|d'acc[èe]s|de la porte|du portail|de l'alarme|"
     r"d'entr[ée]e)|c[óo]digo (?:de acceso|de la puerta|pin|de acesso)|codice (?:di accesso|pin)|"
-    r"combination|kombination|combinaison|暗証番号"
+    r"combination|kombination|combinaison|combinaci[óo]n|combinazione|combina[çc][ãa]o|暗証番号"
 )
 _PASS_WORD = r"pass"
 _PAIR_WORDS = (
     r"creds?|credentials?|login(?: details| info)?|logins?|zugangsdaten|identifiants|"
     r"credenciales|credenciais|credenziali|inloggegevens|dane logowania|"
-    r"user ?/ ?pass(?:word)?|username ?/ ?password|(?:s?ftp|ssh|vpn) login"
+    r"user ?/ ?pass(?:word)?|username ?/ ?password|(?:s?ftp|ssh|vpn) login|wi-?fi|wlan|ssid|"
+    r"basic[ -]auth|http auth"
 )
 # Words that may follow a label before its separator: "password *for the NAS* is ...".
 _PREPOSITIONS = (
@@ -82,7 +85,8 @@ _PREPOSITIONS = (
 )
 _ELIDED = r"dell|dall|nell|sull|all|d|l|de l"  # Italian and French: dell'email, d'accès
 _QUALIFIER = (
-    rf"(?:\s+(?:{_PREPOSITIONS})\s+|\s+(?:{_ELIDED})['\u2019])[^\n:=|]{{1,40}}?"
+    rf"(?:(?:\s+(?:{_PREPOSITIONS})\s+|\s+(?:{_ELIDED})['\u2019])[^\n:=|]{{1,40}}?"
+    r"|\s*\([^()\n]{1,40}\))"  # password (Lakeside): x
 )
 _IS = (
     r"is now|is still|ist jetzt|est maintenant|es ahora|é agora|"
@@ -143,16 +147,24 @@ _CLI = re.compile(
     r"(?i)(?:\bmysql(?:dump|admin)?\b[^\n]*?\s-p(?P<mysql>[^\s-]\S*)"
     r"|\bsshpass\s+-p\s*(?P<sshpass>\S+)"
     r"|\bredis-cli\b[^\n]*?\s-a\s+(?P<redis>\S+)"
+    r"|\bsqlplus\s+[\w$#]+/(?P<sqlplus>[^@\s]+)@"
+    r"|\bnet\s+use\b[^\n]*?/user:\S+\s+(?P<netuse>[^\s/]\S*)"
+    r"|\bhtpasswd\s+-\w*b\w*\s+\S+\s+\S+\s+(?P<htpasswd>\S+)"
+    r"|\becho\s+[\"']?(?P<sudo>[^\"'\s|]+)[\"']?\s*\|\s*sudo\s+-\w*S"
+    r"|\bopenssl\b[^\n]*?\s(?:-k\s+|-pass\s+pass:)(?P<openssl>\S+)"
+    r"|\b(?:zip|unzip)\b[^\n]*?\s-P\s+(?P<zip>\S+)"
+    r"|\b(?:7z|7za|rar|unrar)\b[^\n]*?\s-p(?P<sevenz>[^\s-]\S*)"
     r"|\b(?:docker|podman|helm|oras|skopeo|buildah)\s+(?:registry\s+)?login\b[^\n]*?\s-p\s+"
     r"(?P<docker>\S+))"
 )
 # user:password or user%password after a user flag: curl -u, httpie -a, smbclient -U ...
 _FLAG_PAIR = re.compile(
-    r"(?:^|\s)(?:-u|--user|-a|--auth|-U|--username)\s+[\"']?[^\s:%\"'/]+[:%](?P<value>[^\s\"']+)"
+    r"(?:^|\s)(?:-u|--user|-a|--auth|-U|--username)\s+[\"']?[^\s:%,\"'/]+[:%,]"
+    r"(?P<value>[^\s\"']+)"
 )
 _AUTH_TUPLE = re.compile(
-    r"(?i)(?:\bauth\s*=\s*\(?|\b\w*Auth\()\s*[\"'][^\"'\n]+[\"']\s*,\s*"
-    r"[\"'](?P<value>[^\"'\n]+)[\"']"
+    r"(?i)(?:\bauth\s*=\s*\(?|\b\w*(?:auth|login|log_in|signin|sign_in|authenticate)\w*\()"
+    r"\s*[\"'][^\"'\n]+[\"']\s*,\s*[\"'](?P<value>[^\"'\n]+)[\"']"
 )
 # "We use x for the guest account": a value before the label.
 _USE_FOR = re.compile(
@@ -163,7 +175,9 @@ _USE_FOR = re.compile(
 _SEED = re.compile(
     r"(?i)\b(?:seed|mnemonic)(?:\s+(?:phrase|words))?\s*(?:[:=]|is)\s*(?P<value>[a-z]+(?:\s+[a-z]+){11,23})\b"
 )
-_XML_ELEMENT = re.compile(r"<(?P<name>[A-Za-z_][\w.:-]{0,60})>(?P<value>[^<>\n]{1,200})</(?P=name)>")
+_XML_ELEMENT = re.compile(
+    r"<(?P<name>[A-Za-z_][\w.:-]{0,60})>(?P<value>[^<>\n]{1,200})</(?P=name)>"
+)
 # An identifier that names a credential, assigned a value: DB_PASSWORD=x, "api_key": "x",
 # password: x (YAML), const apiKey = "x", $password = "x", connect(password="x").
 _ASSIGNMENT = re.compile(
@@ -230,6 +244,7 @@ _PLACEHOLDER = re.compile(
     r"|password|passwd|pass|pwd|secret|token|api[_-]?key|your[_-]?[a-z_-]+|my[_-]?[a-z_-]+"
     r"|changeme|change[_-]me|example|dummy|sample|placeholder|foo|bar|baz|xxx+|test|string"
     r"|str|int|bytes|bool|any|optional\[.*|list\[.*|dict\[.*|required|optional"
+    r"|secret(?:str|bytes)|securestring"
 )
 _REFERENCE = re.compile(
     r"[A-Za-z_][\w.]*[\[(].*|[a-z_][a-z0-9_]*(?:\.[A-Za-z_]\w*)+|[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+"
@@ -277,6 +292,15 @@ _DESCRIPTION_ENDINGS = (
 _PASSWORD_SYMBOLS = set("!@#$%^&*+=?~_-.")
 _HEX = re.compile(r"[0-9a-fA-F]+")
 _UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
+# Kinds of key and token that are not credentials, said just before the word.
+_NOT_SECRET_KIND = re.compile(
+    r"(?i)\b(?:public|publishable|pub|cache|sort|primary|foreign|partition|idempotency|object|"
+    r"row|hash|dedup|lookup|index|map|composite|unique|shortcut|page|pagination|continuation|"
+    r"next|sync|cancellation|music|answer)[ _-]?$"
+)
+# A variable or a query's parameter: $TOKEN, :key, $1, %(password)s, ?
+_VARIABLE = re.compile(r"\$\w+|:\w+;?|\$\d+|%\(\w+\)s|%s|\?")
+_EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 _CJK = re.compile(r"[\u3000-\u9fff\uac00-\ud7af\uff00-\uffef]")
 _KEY_CHARS = re.compile(r"[A-Za-z0-9+/=_.~:-]+")
 
@@ -289,7 +313,7 @@ def _unquote(value: str) -> str:
 
 def is_placeholder(value: str) -> bool:
     """``<token>``, ``${DB_PASSWORD}``, ``***``, ``changeme``: a value that is not one."""
-    if value.startswith(("<", "{{", "${", "$(", "[", "%", "{")) or re.fullmatch(r"\$\w+", value):
+    if value.startswith(("<", "{{", "${", "$(", "[", "%", "{")) or _VARIABLE.fullmatch(value):
         return True  # <set in vault>, {{ vault_x }}, ${DB_PASSWORD}, $(op read ...), $TOKEN
     value = value.strip("\"'`.,;:!?)(")
     return len(value) < 3 or bool(_PLACEHOLDER.fullmatch(value))
@@ -357,7 +381,7 @@ def _is_passphrase(value: str, rest: str) -> bool:
     sentence = re.split(r"[.;!?,()]", rest, maxsplit=1)[0]
     words = [value.rstrip(",.;!?"), *sentence.split()]
     return (
-        3 <= len(words) <= 24
+        3 <= len(words) <= 30
         and all(w.isalpha() and w.islower() for w in words)
         and not any(w in _PROSE_WORDS or w in _DESCRIPTIONS for w in words)
     )
@@ -399,8 +423,8 @@ def labelled_values(line: str) -> Iterator[tuple[str, str]]:
         for match in pattern.finditer(line):
             sep = match["sep"] or match["near"]
             bare = not sep.strip() or sep.strip() == "to" or sep.rstrip().endswith(" to")
-            if re.search(r"(?i)\b(?:public|publishable)\s+$", line[: match.start()]):
-                continue  # a public key or publishable key is made to be shown
+            if _NOT_SECRET_KIND.search(line[: match.start()]):
+                continue  # a public key, a cache key, a page token: not a credential
             if judge(match["value"], match["rest"], strength, bare=bare):
                 yield _KINDS[strength], _unquote(match["value"])
     for match in _PAIR.finditer(line):
@@ -409,7 +433,10 @@ def labelled_values(line: str) -> Iterator[tuple[str, str]]:
             yield "a user name and password ('creds: user / ...')", _unquote(value)
     for pattern in (_ACCOUNT_PAIR, _USER_THEN_PASSWORD, _FLAG_PAIR, _USE_FOR):
         for match in pattern.finditer(line):
-            if looks_like_password(match["value"]) and not is_placeholder(match["value"]):
+            value = match["value"]
+            if _EMAIL.fullmatch(value.rstrip(".,;")):
+                continue  # ana@example.org / ben@example.org
+            if looks_like_password(value) and not is_placeholder(value):
                 yield "a user name and password ('creds: user / ...')", _unquote(match["value"])
     for match in _SEED.finditer(line):
         if not any(word in _PROSE_WORDS for word in match["value"].lower().split()):
@@ -422,7 +449,7 @@ def labelled_values(line: str) -> Iterator[tuple[str, str]]:
         if not is_placeholder(value) and not value.startswith("$"):
             yield "a password on a command line", _unquote(value)
     for match in _AUTH_TUPLE.finditer(line):
-        if not is_placeholder(match["value"]):
+        if looks_like_password(match["value"]) and not is_placeholder(match["value"]):
             yield "a password or key assignment (name=value)", match["value"]
 
 
@@ -459,7 +486,9 @@ def assigned_values(text: str) -> Iterator[tuple[str, str]]:
     for pattern in (_ASSIGNMENT, _NAME_VALUE, _XML_ELEMENT):
         for match in pattern.finditer(text):
             strength = _strength_of(match["name"])
-            if strength is None:
+            if strength is None or _NOT_SECRET_KIND.search(
+                text, max(0, match.start() - 30), match.start()
+            ):
                 continue
             value = match["value"]
             inner = _unquote(value)
@@ -522,22 +551,40 @@ def table_values(text: str) -> Iterator[tuple[str, str]]:
             continue
         for number, cell in enumerate(cells):
             strength = columns.get(number)
-            if strength is not None and judge(cell, "", strength):
+            if strength is not None and _judge_cell(cell, strength):
                 yield "a password or key in a table", _unquote(cell)
         for number, cell in enumerate(cells[:-1]):
             strength = _cell_strength(cell)
-            if strength is not None and judge(cells[number + 1], "", strength):
+            if strength is not None and _judge_cell(cells[number + 1], strength):
                 yield "a password or key in a table", _unquote(cells[number + 1])
 
 
-LABEL_HINTS = (
-    "pass", "pw", "secret", "token", "key", "cred", "login", "pin", "puk", "code", "combinaison",
-    "combination", "kombination", "mdp", "contrase", "senha", "wachtwoord", "hasło", "haslo",
-    "lösen", "losen", "kode", "salasana", "heslo", "şifre", "sifre", "parola", "jelsz",
-    "lozinka", "пароль", "κωδικ", "密码", "口令", "パスワード", "暗証", "비밀번호", "암호",
-    "clave", "chiave", "clé", "cle ", "schlüssel", "schlussel", "zugang", "kennwort",
-    "identifiants", "credenc", "credenz", "inlogg", "logow", "geheim", "user/", "auth",
-    "seed", "código", "codigo", "codice", "mysql", "sshpass", "login", "-u ", "--user",
-    "u:", "p:", " / ", "admin", "root", "-a ", "-u", "use", "seed", "mnemonic", "psw", "p/w",
-)  # fmt: skip
-"""Lower-case fragments of which a line holds at least one if any rule here can match it."""
+def _judge_cell(cell: str, strength: Strength) -> bool:
+    """A cell is judged as a value followed by the rest of its words (``8 chars``: prose)."""
+    if len(cell) >= 2 and cell[0] == cell[-1] and cell[0] in "\"'`":
+        return judge(cell, "", strength)
+    first, _, rest = cell.partition(" ")
+    return judge(first, f" {rest}" if rest else "", strength)
+
+
+_TRIGGERS = (
+    r"mysql|sshpass|redis-cli|sqlplus|net\s+use|htpasswd|sudo|openssl|zip|7z|rar|login|"
+    r"auth|\s-[uaUkpP]|--user|--username|\buse[sd]?\s|seed|mnemonic|\bu(?:ser(?:name)?)?\s*[:=]|/"
+)
+_ANY_LABEL = re.compile(
+    "(?i)"
+    + "|".join((_PASSWORD_WORDS, _WEAK_WORDS, _CODE_WORDS, _PASS_WORD, _PAIR_WORDS, _TRIGGERS))
+)
+
+
+def candidate_lines(text: str) -> Iterator[str]:
+    """The lines of ``text`` in which a label or a command any rule here reads occurs."""
+    last_line = -1
+    for match in _ANY_LABEL.finditer(text):
+        start = text.rfind("\n", 0, match.start()) + 1
+        if start <= last_line:
+            continue
+        end = text.find("\n", match.end())
+        end = len(text) if end == -1 else end
+        last_line = start
+        yield text[start:end]

@@ -40,8 +40,8 @@ from typing import Any
 from urllib.parse import unquote, urlsplit
 
 from memdir.facts.secret_notes import (
-    LABEL_HINTS,
     assigned_values,
+    candidate_lines,
     is_placeholder,
     labelled_values,
     looks_like_key,
@@ -168,8 +168,8 @@ _TOKEN = re.compile(r"[A-Za-z0-9+/_=.-]{24,}")
 _NOT_A_SECRET_BEFORE = re.compile(
     r"(?i)(?:\b(?:sha(?:1|224|256|384|512)?|md5|blake2b?|id|ids|uuid|guid|ulid|identifier|"
     r"digest|hash|checksum|commit|revision|rev|etag|fingerprint|cid|txid|tx|address|trace|"
-    r"span|public[ _-]?key|pub[ _-]?key|publickey)\s*(?:is|[:=#])?\s*|(?:ssh-(?:rsa|dss|ed25519)|ecdsa-sha2-nistp\d+|"
-    r"sk-ssh-ed25519@openssh\.com)\s+"
+    r"span|public[ _-]?key|pub[ _-]?key|publickey)\s*(?:is|[:=#])?\s*"
+    r"|(?:ssh-(?:rsa|dss|ed25519)|ecdsa-sha2-nistp\d+|sk-ssh-ed25519@openssh\.com)\s+"
     # a password hash: bcrypt $2b$12$..., crypt $6$salt$..., $argon2id$v=19$...$salt$
     r"|\$2[abxy]?\$\d{2}\$|\$[156]\$(?:rounds=\d+\$)?(?:[^$\s]{0,16}\$)?|\$argon2(?:id|i|d)\$\S*\$)$"
 )
@@ -191,6 +191,8 @@ _URL_PARAMETERS = {  # query parameters that carry a credential: all values, or 
     "api-key": False, "private_token": False, "client_secret": False, "password": False,
     "passwd": False, "pwd": False, "pass": False, "auth_token": False, "authtoken": False,
     "refresh_token": False, "id_token": False, "session_token": False, "secret": False,
+    "access_key": False, "accesskey": False, "secret_key": False, "app_key": False,
+    "appkey": False, "app_secret": False, "api_secret": False, "consumer_secret": False,
     "x-amz-signature": False, "x-amz-credential": False, "x-amz-security-token": False,
     "x-goog-signature": False, "x-goog-credential": False, "sig": True, "signature": True,
     "token": True, "key": True, "auth": True, "jwt": True,
@@ -324,7 +326,7 @@ def _matches(text: str) -> Iterator[SecretFinding]:
     for match in _TOKEN.finditer(prose):
         token = match.group(0).rstrip(".-")
         if _looks_random(token) and not _DIGEST_OR_ID.fullmatch(token):
-            before = prose[max(0, match.start() - 40) : match.start()]
+            before = prose[max(0, match.start() - 120) : match.start()]
             if not _NOT_A_SECRET_BEFORE.search(before):
                 yield SecretFinding("a long random-looking token (an API key or password?)", token)
 
@@ -377,11 +379,9 @@ def _note_secrets(text: str) -> Iterator[SecretFinding]:
     if "|" in text:
         for kind, value in table_values(text):
             yield SecretFinding(kind, value)
-    for line in text.split("\n"):
-        lowered = line.lower()
-        if any(hint in lowered for hint in LABEL_HINTS):
-            for kind, value in labelled_values(line):
-                yield SecretFinding(kind, value)
+    for line in candidate_lines(text):
+        for kind, value in labelled_values(line):
+            yield SecretFinding(kind, value)
 
 
 def detect_secret(text: str) -> str | None:

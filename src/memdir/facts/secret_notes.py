@@ -81,7 +81,7 @@ _PAIR_WORDS = (
 # Words that may follow a label before its separator: "password *for the NAS* is ...".
 _PREPOSITIONS = (
     r"for|of|to|on|at|f[üu]r|f[üu]rs|vom|von|der|des|zum|zur|du|de la|de l'|de|del|della|dello|"
-    r"do|da|dos|das|van|voor|від|от|для|till|f[öo]r|til"
+    r"do|da|dos|das|van|voor|від|от|для|till|f[öo]r|til|bei|beim|am|im|an|auf|chez|en|na|w"
 )
 _ELIDED = r"dell|dall|nell|sull|all|d|l|de l"  # Italian and French: dell'email, d'accès
 _QUALIFIER = (
@@ -102,7 +102,14 @@ _JOINED = (
 )
 # A qualifier needs a real separator after it ("password for the NAS is x"); a bare space
 # or "to" (only a password-like value) comes right after the label ("NAS pw x").
-_SEPARATOR = rf"(?:{_QUALIFIER}(?P<sep>{_JOINED})|(?P<near>{_JOINED}|\s+to\s+|\s+))"
+# A name after the label ("Wachtwoord wifi: x", "mot de passe Netflix est x"): only a
+# password-like value, so that "Password manager: Bitwarden" stays prose.
+_NAME = r"\s+(?P<name>[\w.+-]{2,30}(?:\s+[\w.+-]{2,30})?)"
+_NAME_JOINED = rf"\s*\**\s*[:=\uff1a]\s*\**\s*|\s+(?:{_IS})\s*:?\s+"
+_SEPARATOR = (
+    rf"(?:{_QUALIFIER}(?P<sep>{_JOINED})|(?P<near>{_JOINED})|{_NAME}(?P<named>{_NAME_JOINED})"
+    r"|(?P<bare>\s+to\s+|\s+))"
+)
 _VALUE = r"(?P<value>\"[^\"\n]{1,200}\"|'[^'\n]{1,200}'|`[^`\n]{1,200}`|\S+)(?P<rest>[^\n]*)"
 
 
@@ -112,12 +119,24 @@ _START = rf"(?<!{_LETTER})(?<![/.-])"
 _END = rf"(?!{_LETTER})(?!-)"
 
 
-def _label_rule(words: str) -> re.Pattern[str]:
-    return re.compile(rf"(?i){_START}(?P<label>{words}){_END}{_SEPARATOR}{_VALUE}")
+_COMPOUND = r"(?:[^\W\d_]+-)?"  # Kinder-PIN, SIM-PIN, WLAN-Passwort
+_PLAIN_CODE = r"code|c[óo]digo|codice|kod"
+# Codes that open nothing: the zip code of the office is 10115, error code 4012.
+_NOT_A_LOCK_CODE = re.compile(
+    r"(?i)\b(?:zip|postal|post|area|error|status|country|promo|discount|booking|tracking|qr|"
+    r"bar|source|exit|return|verification|confirmation|reference|dial|iso|language|currency|"
+    r"airport|product|colou?r|hex|html|morse|dress|fehler|postleit|c[óo]digo postal)\s*$"
+)
+
+
+def _label_rule(words: str, separator: str = _SEPARATOR) -> re.Pattern[str]:
+    return re.compile(rf"(?i){_START}(?P<label>{_COMPOUND}(?:{words})){_END}{separator}{_VALUE}")
 
 
 _RULES: tuple[tuple[Strength, re.Pattern[str]], ...] = (
     (Strength.CODE, _label_rule(_CODE_WORDS)),
+    # a plain "code" only with what it opens: "Code de la carte : 1234", not "code 4012"
+    (Strength.CODE, _label_rule(_PLAIN_CODE, rf"{_QUALIFIER}(?P<sep>{_JOINED})")),
     (Strength.PASSWORD, _label_rule(_PASSWORD_WORDS)),
     (Strength.PASSWORDLIKE, _label_rule(_PASS_WORD)),
     (Strength.WEAK, _label_rule(_WEAK_WORDS)),
@@ -222,6 +241,16 @@ _HOLDER_PARTS = frozenset(
         "value base prod production dev development staging stage test live main primary "
         "secondary new old backup ro rw admin root user plain raw b64 base64 hex str string "
         "v1 v2 key token secret password pass pwd"
+    )
+)
+# Words after a credential word that make the phrase about it: "password manager: x".
+_ABOUT = frozenset(
+    _words(
+        "manager policy reset hint hints rotation strength change changes changed expiry "
+        "rules requirements length field page form protected protection store vault safe "
+        "usage count budget limit lifetime ttl size type format prefix header endpoint "
+        "location owner status history reminder generator fingerprint number is was are ist "
+        "est es"
     )
 )
 # The last part of an identifier that is about a credential without holding one.
@@ -421,10 +450,19 @@ def labelled_values(line: str) -> Iterator[tuple[str, str]]:
     """``(kind, value)`` for each credential given after a label in one line of prose."""
     for strength, pattern in _RULES:
         for match in pattern.finditer(line):
-            sep = match["sep"] or match["near"]
+            groups = match.groupdict()
+            sep = groups.get("sep") or groups.get("near") or groups.get("named") or groups["bare"]
             bare = not sep.strip() or sep.strip() == "to" or sep.rstrip().endswith(" to")
+            if groups.get("name"):
+                if (_ABOUT | _METADATA).intersection(groups["name"].lower().split()):
+                    continue  # Password manager: Bitwarden, API key rotation: done
+                bare = True
             if _NOT_SECRET_KIND.search(line[: match.start()]):
                 continue  # a public key, a cache key, a page token: not a credential
+            if re.fullmatch(_PLAIN_CODE, groups["label"], re.I) and _NOT_A_LOCK_CODE.search(
+                line[: match.start()]
+            ):
+                continue
             if judge(match["value"], match["rest"], strength, bare=bare):
                 yield _KINDS[strength], _unquote(match["value"])
     for match in _PAIR.finditer(line):
@@ -573,7 +611,9 @@ _TRIGGERS = (
 )
 _ANY_LABEL = re.compile(
     "(?i)"
-    + "|".join((_PASSWORD_WORDS, _WEAK_WORDS, _CODE_WORDS, _PASS_WORD, _PAIR_WORDS, _TRIGGERS))
+    + "|".join(
+        (_PASSWORD_WORDS, _WEAK_WORDS, _CODE_WORDS, _PLAIN_CODE, _PASS_WORD, _PAIR_WORDS, _TRIGGERS)
+    )
 )
 
 

@@ -90,7 +90,7 @@ _QUALIFIER = (
 )
 _IS = (
     r"is now|is still|ist jetzt|est maintenant|es ahora|é agora|"
-    r"is|was|are|ist|lautet|war|est|[ée]tait|es|era|è|é|jest|[äa]r|er|on|je|это"
+    r"c['\u2019]est|is|was|are|ist|lautet|war|est|[ée]tait|es|era|è|é|jest|[äa]r|je|это"
 )
 _SET_TO = r"(?:(?:was|is|has been|got|been)\s+)?(?:set|changed|reset|updated|switched)\s+to"
 _JOINED = (
@@ -158,8 +158,14 @@ _USER_THEN_PASSWORD = re.compile(
     r"(?i)\bu(?:ser(?:name)?)?\s*[:=]?\s+\S+[\s,;]+p(?:ass(?:word)?|w|wd)?\s*[:=]\s*(?P<value>\S+)"
 )
 _USE_AS = re.compile(
-    r"(?i)\buse\s+[\"'`]?(?P<value>\S+?)[\"'`]?\s+as\s+(?:the|my|our|your|a)?\s*(?:new\s+)?"
-    r"(?:password|passphrase|pin)\b"
+    r"(?i)\buse\s+[\"'`]?(?P<value>\S+?)[\"'`]?\s+as\s+(?:(?:the|my|our|your|a|an)\s+)?"
+    r"(?:[\w-]+\s+){0,2}(?:password|passphrase|pin)\b"
+)
+# "it's x - the password for the router": the value first, the label after.
+_VALUE_THEN_LABEL = re.compile(
+    r"(?i)\b(?:it['\u2019]?s|it is|that['\u2019]?s|that is|this is)\s+[\"'`]?(?P<value>\S+?)[\"'`]?"
+    r"\s*[-\u2013\u2014,:]\s*(?:the|my|our|his|her|their)\s+(?:[\w-]+\s+){0,2}"
+    r"(?:password|passphrase|pin|pw)\b"
 )
 # CLI forms: mysql -pSECRET, sshpass -p x, docker login -p x, curl -u user:x.
 _CLI = re.compile(
@@ -403,6 +409,8 @@ def _is_prose(value: str, rest: str) -> bool:
     ends = value[-1] in ".;!?" or not rest.strip() or rest.strip()[0] in ".;!?),"
     if not ends:
         return bool(re.match(r"\s+\w", rest))
+    if re.fullmatch(r"\w{0,5}ge\w{2,}(?:t|en)", lowered):  # German participles: abgelaufen
+        return True
     return lowered in _DESCRIPTIONS or lowered.endswith(_DESCRIPTION_ENDINGS)
 
 
@@ -469,7 +477,7 @@ def labelled_values(line: str) -> Iterator[tuple[str, str]]:
         value = match["value"]
         if not is_placeholder(value) and not _is_prose(value, "") and len(_unquote(value)) >= 4:
             yield "a user name and password ('creds: user / ...')", _unquote(value)
-    for pattern in (_ACCOUNT_PAIR, _USER_THEN_PASSWORD, _FLAG_PAIR, _USE_FOR):
+    for pattern in (_ACCOUNT_PAIR, _USER_THEN_PASSWORD, _FLAG_PAIR, _USE_FOR, _VALUE_THEN_LABEL):
         for match in pattern.finditer(line):
             value = match["value"]
             if _EMAIL.fullmatch(value.rstrip(".,;")):

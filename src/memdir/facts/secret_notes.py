@@ -51,9 +51,13 @@ class Strength(Enum):
 _PASSWORD_WORDS = (
     r"passwords?(?=\W|$)|passwd|pass ?phrase|passcode|pwd|pw|psw|pword|p/w|requirepass|"
     r"masterauth|auth_?pass|"
-    r"[\w-]*(?:passwort|kennwort)|mot de passe|mdp|contrase[ñn]a|senha|palavra-passe|"
-    r"wachtwoord|has[łl]o|l[öo]senord(?:et)?|adgangskode|kodeord|passord|salasana|heslo|"
-    r"[şs]ifre|parola|jelsz[óo]|lozinka|пароль|κωδικός|密码|口令|パスワード|비밀번호|암호|"
+    r"[\w-]*(?:passwort|kennwort)|mot de passe|mdp|contrase[ñn]a|contrasenya|contrasinal|senha|"
+    r"palavra-passe|wachtwoord|wagwoord|has[łl]o|l[öo]senord(?:et)?|adgangskoden?|kodeord(?:et)?|"
+    r"passord(?:et)?|lykilor[ðd]|salasana|parool|salas[õo]na|heslo|geslo|lozinka|[šs]ifra|"
+    r"slapta[žz]odis|parol[ăae]|[şs]ifre|jelsz[óo]|fjal[ëe]kalim|pasahitza|cyfrinair|pasfhocal|"
+    r"nenosiri|m[ậa]t kh[ẩa]u|kata (?:sandi|laluan)|пароль|парола|лозинка|κωδικός(?: πρόσβασης)?|"
+    r"密码|密碼|口令|パスワード|비밀번호|암호|รหัสผ่าน|पासवर्ड|كلمة (?:المرور|السر)|סיסמה|סיסמא|"
+    r"رمز عبور|პაროლი|գաղտնաբառ|"
     r"clave|api[ _-]?keys?|apikey|api[ _-]?secret|secret[ _-]?(?:access[ _-]?)?key|"
     r"access[ _-]?key|private[ _-]?key|client[ _-]?secret|app[ _-]?secret|"
     r"master[ _-]?(?:password|key)|seed[ _-]?phrase|seed words|recovery[ _-]?(?:key|phrase|codes?)|"
@@ -65,7 +69,8 @@ _PASSWORD_WORDS = (
 _WEAK_WORDS = r"token|key|secret|auth|cl[ée]|schl[üu]ssel|chiave"
 _CODE_WORDS = (
     r"pin|pin-?code|puk|passcode|cvv2?|cvc|combo|パスコード|(?:door|alarm|gate|garage|keypad|safe|lock|locker|access|entry|"
-    r"security|unlock|intercom|building|front door|lockbox|key ?box|key ?safe|padlock|"
+    r"security|unlock|intercom|building|front door|lockbox|key ?box|key ?safe|padlock|tresor|"
+    r"schloss|zahlen|alarm|t[üu]r|tor|"
     r"bike lock|mailbox|door opener|garage door|atm|card)[ -]?code|t[üu]rcode|torcode|zugangscode|"
     r"alarmcode|geheimzahl|code (?:pin|d'acc[èe]s|de la porte|du portail|de l'alarme|"
     r"d'entr[ée]e)|c[óo]digo (?:de acceso|de la puerta|pin|de acesso)|codice (?:di accesso|pin)|"
@@ -81,7 +86,8 @@ _PAIR_WORDS = (
 # Words that may follow a label before its separator: "password *for the NAS* is ...".
 _PREPOSITIONS = (
     r"for|of|to|on|at|f[üu]r|f[üu]rs|vom|von|der|des|zum|zur|du|de la|de l'|de|del|della|dello|"
-    r"do|da|dos|das|van|voor|від|от|для|till|f[öo]r|til|bei|beim|am|im|an|auf|chez|en|na|w"
+    r"do|da|dos|das|van|voor|від|от|для|till|f[öo]r|til|bei|beim|am|im|an|auf|chez|en|na|w|k|"
+    r"pro|za|od|dla|pentru|untuk|cho|için|για|kohta|ke"  # noqa: RUF001 (Greek)
 )
 _ELIDED = r"dell|dall|nell|sull|all|d|l|de l"  # Italian and French: dell'email, d'accès
 _QUALIFIER = (
@@ -90,7 +96,8 @@ _QUALIFIER = (
 )
 _IS = (
     r"is now|is still|ist jetzt|est maintenant|es ahora|é agora|"
-    r"c['\u2019]est|is|was|are|ist|lautet|war|est|[ée]tait|es|era|è|é|jest|[äa]r|je|это"
+    r"c['\u2019]est|is|was|are|ist|lautet|war|est|[ée]tait|es|era|è|é|jest|[äa]r|je|это|"
+    r"este|ir|є|е|είναι|adalah|ialah|là|olan"  # noqa: RUF001 (Ukrainian, Bulgarian)
 )
 _SET_TO = r"(?:(?:was|is|has been|got|been)\s+)?(?:set|changed|reset|updated|switched)\s+to"
 _JOINED = (
@@ -133,7 +140,12 @@ def _label_rule(words: str, separator: str = _SEPARATOR) -> re.Pattern[str]:
     return re.compile(rf"(?i){_START}(?P<label>{_COMPOUND}(?:{words})){_END}{separator}{_VALUE}")
 
 
+# "on" (Finnish, Estonian) and "er" (Danish, Norwegian) say "is" only after their own words.
+_NORDIC = r"salasana|salas[õo]na|parool|adgangskoden?|kodeord(?:et)?|passord(?:et)?"
+_NORDIC_IS = r"\s+(?:on|er)\s+(?P<sep>)"
+
 _RULES: tuple[tuple[Strength, re.Pattern[str]], ...] = (
+    (Strength.PASSWORD, _label_rule(_NORDIC, _NORDIC_IS)),
     (Strength.CODE, _label_rule(_CODE_WORDS)),
     # a plain "code" only with what it opens: "Code de la carte : 1234", not "code 4012"
     (Strength.CODE, _label_rule(_PLAIN_CODE, rf"{_QUALIFIER}(?P<sep>{_JOINED})")),
@@ -435,7 +447,7 @@ def judge(value: str, rest: str, strength: Strength, bare: bool = False) -> bool
     if inner.startswith(("pk_live_", "pk_test_", "pk.eyJ")):  # publishable, public tokens
         return False
     if strength is Strength.CODE:
-        inner = inner.rstrip(",.;:!?)")
+        inner = inner.strip(",.;:!?)(")
         return bool(re.fullmatch(r"\d{3,10}[#*]?|\d{1,3}(?:[- ]\d{1,3}){2,}", inner)) and not (
             re.match(r"\s*(?:digits|ziffern|chiffres|d[íi]gitos|cifre|characters|to|bis)\b", rest)
         )
@@ -459,7 +471,10 @@ def labelled_values(line: str) -> Iterator[tuple[str, str]]:
     for strength, pattern in _RULES:
         for match in pattern.finditer(line):
             groups = match.groupdict()
-            sep = groups.get("sep") or groups.get("near") or groups.get("named") or groups["bare"]
+            sep = (
+                groups.get("sep") or groups.get("near") or groups.get("named") or groups.get("bare")
+            )
+            sep = sep or ""
             bare = not sep.strip() or sep.strip() == "to" or sep.rstrip().endswith(" to")
             if groups.get("name"):
                 if (_ABOUT | _METADATA).intersection(groups["name"].lower().split()):

@@ -25,6 +25,7 @@ import string
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
+from typing import Any
 
 from memdir.facts.secrets import find_secrets
 
@@ -211,3 +212,36 @@ def score_corpus(part: str = "tune", seeds: tuple[int, ...] = (0, 1, 2)) -> Corp
         false_positives=flagged,
         by_category={name: (n, bad) for name, (n, bad) in sorted(by_category.items())},
     )
+
+
+RECALL_TARGET = 0.95
+FALSE_POSITIVE_TARGET = 0.005
+
+
+def corpus_figures(seeds: tuple[int, ...] = (0, 1, 2), with_errors: bool = False) -> dict[str, Any]:
+    """Both parts' figures as a dict; ``wrong`` counts the targets missed."""
+    figures: dict[str, Any] = {}
+    wrong = 0
+    for part in CORPUS_FILES:
+        score = score_corpus(part, seeds)
+        misses = int(score.recall < RECALL_TARGET) + int(
+            score.false_positive_rate > FALSE_POSITIVE_TARGET
+        )
+        wrong += misses
+        figures[part] = {
+            "credentials": score.secrets,
+            "caught": score.caught,
+            "recall": round(score.recall, 4),
+            "ordinary": score.ordinary,
+            "flagged": score.flagged,
+            "false_positive_rate": round(score.false_positive_rate, 4),
+            "targets_missed": misses,
+            "wrong_by_category": {k: bad for k, (_, bad) in score.by_category.items() if bad},
+        }
+        if with_errors:
+            figures[part]["missed"] = sorted({line.text for line in score.missed})
+            figures[part]["false_positives"] = sorted({line.text for line in score.false_positives})
+    figures["targets"] = {"recall": RECALL_TARGET, "false_positive_rate": FALSE_POSITIVE_TARGET}
+    figures["seeds"] = list(seeds)
+    figures["wrong"] = wrong
+    return figures

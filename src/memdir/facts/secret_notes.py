@@ -628,26 +628,46 @@ def _judge_cell(cell: str, strength: Strength) -> bool:
     return judge(first, f" {rest}" if rest else "", strength)
 
 
-_TRIGGERS = (
-    r"mysql|sshpass|redis-cli|sqlplus|net\s+use|htpasswd|sudo|openssl|zip|7z|rar|login|"
-    r"auth|\s-[uaUkpP]|--user|--username|\buse[sd]?\s|seed|mnemonic|\bu(?:ser(?:name)?)?\s*[:=]|/"
-)
-_ANY_LABEL = re.compile(
-    "(?i)"
-    + "|".join(
-        (_PASSWORD_WORDS, _WEAK_WORDS, _CODE_WORDS, _PLAIN_CODE, _PASS_WORD, _PAIR_WORDS, _TRIGGERS)
-    )
+# Literal stems, one of which every label, command and account the rules here read
+# contains (lower case). Lines are chosen with str.find over the whole text, which is
+# ten times faster than one regular expression of the vocabulary; tests/facts checks
+# that every credential of the corpus is in a chosen line.
+_STEMS = (
+    *_words(
+        """
+        pass pwd pw psw pword p/w kennwort mdp contrase contrasi senha wachtw wagwoord hasło
+        haslo senord adgangs kodeord lykilor salas parool heslo geslo lozinka ifra slapta
+        parol ifre jelsz fjal pasahitza cyfrinair pasfhocal nenosiri khẩu khau kata парол
+        лозинка κωδικ 密码 密碼 口令 パスワード パスコード 비밀번호 암호 รหัสผ่าน पासवर्ड كلمة סיסמ رمز
+        პაროლ գաղտնաբառ clave key api secret seed mnemonic recovery code schl clé cle: cle=
+        chiave token auth pin puk cvv cvc combo ombina geheimz digo codice kod 暗証番号 cred
+        login zugang identifi inlog logow user wi-fi wifi wlan ssid mysql sshpass redis-cli
+        sqlplus use htpasswd sudo openssl zip 7z rar -u -a -k -p u: u= p: p= admin root ubuntu
+        postgres guest deploy ops svc service backup ftp test operator @ log_in signin sign_in
+        """
+    ),
+    *("cle ", "sa /", "sa/", "pi /", "pi/"),
 )
 
 
 def candidate_lines(text: str) -> Iterator[str]:
-    """The lines of ``text`` in which a label or a command any rule here reads occurs."""
-    last_line = -1
-    for match in _ANY_LABEL.finditer(text):
-        start = text.rfind("\n", 0, match.start()) + 1
-        if start <= last_line:
-            continue
-        end = text.find("\n", match.end())
-        end = len(text) if end == -1 else end
-        last_line = start
-        yield text[start:end]
+    """The lines of ``text`` in which a label, a command or an account the rules read occurs."""
+    lowered = text.lower()
+    if len(lowered) != len(text):  # a character whose lower case is longer: line by line
+        yield from (line for line in text.split("\n") if _mentions_stem(line.lower()))
+        return
+    starts: set[int] = set()
+    for stem in _STEMS:
+        at = lowered.find(stem)
+        while at != -1:
+            start = lowered.rfind("\n", 0, at) + 1
+            starts.add(start)
+            end = lowered.find("\n", at)
+            at = -1 if end == -1 else lowered.find(stem, end)
+    for start in sorted(starts):
+        end = text.find("\n", start)
+        yield text[start : len(text) if end == -1 else end]
+
+
+def _mentions_stem(lowered_line: str) -> bool:
+    return any(stem in lowered_line for stem in _STEMS)

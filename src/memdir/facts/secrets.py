@@ -35,7 +35,7 @@ import re
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
@@ -295,8 +295,12 @@ def _mentions(lowered: str, keywords: tuple[str, ...]) -> bool:
 
 def find_secrets(text: str) -> list[SecretFinding]:
     """Every credential-looking span of ``text``, in no particular order."""
-    found = list(_matches(text))
-    return list(dict.fromkeys(found))
+    return list(_find(text))
+
+
+@lru_cache(maxsize=8)  # an edit scans the file's text, which the last write scanned
+def _find(text: str) -> tuple[SecretFinding, ...]:
+    return tuple(dict.fromkeys(_matches(text)))
 
 
 def _matches(text: str) -> Iterator[SecretFinding]:

@@ -106,6 +106,7 @@ _PREFIXED: tuple[tuple[str, str], ...] = (
         r"(?i)\.webhook\.office\.com/webhookb2/[\w-]+@[\w-]+/IncomingWebhook/[a-f0-9]{32}/",
     ),
     ("a Stripe webhook secret", _B + r"whsec_[A-Za-z0-9+/]{24,}"),
+    ("a memdir access token", _B + r"mdt_[0-9a-f]{8}_[A-Za-z0-9_-]{43}"),
     ("a 1Password secret key", _B + r"A3-[A-Z0-9]{6}-(?:[A-Z0-9]{11}|[A-Z0-9]{6}-[A-Z0-9]{5})"),
     ("an Atlassian API token", _B + r"ATATT3[A-Za-z0-9_=-]{100,}"),
     ("an Alibaba Cloud access key", _B + r"LTAI[a-zA-Z0-9]{20}" + _E),

@@ -158,6 +158,11 @@ class CurateSettings(_Section):
 class ServerSettings(_Section):
     host: str = "127.0.0.1"
     port: int = Field(8765, ge=0, le=65535)
+    # open workspaces (a Memory per agent) kept by a server; more close the least recent
+    max_open_workspaces: int = Field(32, ge=1, le=10_000)
+    # MCP over HTTP: sessions one token may hold at once, and when an idle one closes
+    mcp_sessions_per_token: int = Field(16, ge=1, le=10_000)
+    mcp_idle_seconds: float = Field(300.0, gt=0, le=86_400)
 
 
 class StoreSettings(_Section):

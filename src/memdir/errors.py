@@ -12,6 +12,7 @@ tool error, the REST API answers with problem JSON.
     │   ├── InvalidAgentIdError  agent id outside [a-z0-9][a-z0-9_-]{0,63}
     │   └── SecretRejectedError  content that looks like a credential
     ├── NotFoundError            missing file, fact, session or agent
+    ├── AccessDeniedError        a token may not act for that agent or workspace
     ├── EditError                old text missing or ambiguous in an edit
     ├── StoreError               database problems (open, corrupt, locked)
     │   └── IndexMismatchError   index built with another embedder or dimension
@@ -105,6 +106,10 @@ class SecretRejectedError(InvalidInputError):
 
 class NotFoundError(MemdirError):
     """A file, fact, session or agent does not exist."""
+
+
+class AccessDeniedError(MemdirError):
+    """A token may not act for that agent or workspace (or use that admin switch)."""
 
 
 class EditError(MemdirError):

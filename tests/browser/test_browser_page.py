@@ -9,6 +9,7 @@ import pytest
 from playwright.sync_api import expect
 from support_browser import FACTS_READY, HOSTILE_IMG, HOSTILE_SCRIPT, LiveServer
 
+from memdir.access import AccessTokens
 from memdir.interfaces.http.browser import browser_url
 
 pytestmark = pytest.mark.slow
@@ -16,10 +17,10 @@ pytestmark = pytest.mark.slow
 SCREENSHOT = "/tmp/memdir-browser.png"
 
 
-def sign_in_with_form(page: Any, server: LiveServer) -> None:
+def sign_in_with_form(page: Any, server: LiveServer, token: str | None = None) -> None:
     page.goto(server.url + "/")
     expect(page.get_by_label("API token")).to_be_visible()
-    page.get_by_label("API token").fill(server.token)
+    page.get_by_label("API token").fill(token or server.token)
     page.get_by_role("button", name="Connect").click()
     expect(page.get_by_role("tab", name="Search")).to_be_visible()
 
@@ -106,6 +107,19 @@ def test_agent_selector_scopes_search_and_files(page: Any, server: LiveServer) -
     page.get_by_role("tab", name="Files").click()
     expect(page.locator("#file-list")).to_contain_text("memory/2024-05-04.md")
     expect(page.locator("#file-list")).not_to_contain_text("memory/2024-05-02.md")
+
+
+def test_an_agents_token_signs_in_to_that_agents_workspace_only(
+    page: Any, server: LiveServer
+) -> None:
+    token, _ = AccessTokens(server.home).create("coder", "browser test")
+    sign_in_with_form(page, server, token)
+    expect(page.locator("#agent option")).to_have_text(["coder (this token's agent)"])
+    search(page, "zebrafish tooling")
+    expect(page.locator("#hits .hit").first).to_contain_text("zebrafish")
+    page.get_by_role("tab", name="Files").click()
+    expect(page.locator("#file-list")).to_contain_text("memory/2024-05-04.md")
+    assert page.evaluate("localStorage.getItem('memdir.token')") == token
 
 
 def test_memory_content_with_markup_is_shown_as_text_not_run(page: Any, server: LiveServer) -> None:

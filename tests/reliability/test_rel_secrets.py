@@ -19,9 +19,17 @@ from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 from support_reliability import child_env, start_server, stop_server, workspace_snapshot
 
-from memdir.bench.credentials import credential_shapes, ordinary_notes, score_scanner
+from memdir.bench.credentials import (
+    corpus,
+    credential_shapes,
+    ordinary_notes,
+    score_corpus,
+    score_scanner,
+)
 from memdir.embeddings.base import HashEmbedder
 from memdir.errors import SecretRejectedError
+from memdir.facts.secret_notes import candidate_lines, labelled_values
+from memdir.facts.secrets import find_secrets
 from memdir.memory import Memory
 from memdir.tools import ToolError, call_tool
 
@@ -155,3 +163,47 @@ def test_tool_calls_refuse_an_assembled_credential(memory: Memory) -> None:
             "memory_edit_file",
             {"path": "memory/a.md", "old_text": "password", "new_text": "password=hunter2"},
         )
+
+
+# -- the credential corpus (memdir/bench/data/credential_corpus*.tsv) -----------------------
+
+RECALL_TARGET = 0.95
+FALSE_POSITIVE_TARGET = 0.005
+
+
+@pytest.mark.parametrize("part", ["tune", "heldout"])
+def test_the_credential_corpus_meets_its_targets(part: str) -> None:
+    score = score_corpus(part, seeds=(0, 1, 2))
+    assert score.secrets >= 100
+    assert score.ordinary >= 200
+    missed = sorted({line.text for line in score.missed})
+    flagged = sorted({line.text for line in score.false_positives})
+    assert score.recall >= RECALL_TARGET, missed
+    assert score.false_positive_rate <= FALSE_POSITIVE_TARGET, flagged
+
+
+def test_links_of_common_services_are_not_tokens() -> None:
+    links = [
+        line
+        for part in ("tune", "heldout")
+        for line in corpus(part, seed=3)
+        if line.label == "ordinary" and line.category.startswith("link")
+    ]
+    assert len(links) >= 150
+    assert [line.text for line in links if find_secrets(line.text)] == []
+
+
+def test_a_sheets_link_saved_through_the_api_is_kept(memory: Memory) -> None:
+    link = "https://docs.google.com/spreadsheets/d/1BxiMVs0XRA5nFMdKvBdBZjgmUUqptlbs74OgvE2upms/edit#gid=0"
+    memory.save(f"The budget sheet is {link}")
+    memory.append_daily(f"- Budget: {link}")
+    assert link in memory.read_file(memory.list_files("memory/")[0])
+
+
+def test_every_line_a_label_rule_reads_is_chosen_by_the_stems() -> None:
+    for part in ("tune", "heldout"):
+        for line in corpus(part, seed=0):
+            chosen = set(candidate_lines(line.text))
+            for row in line.text.split("\n"):
+                if list(labelled_values(row)):
+                    assert row in chosen, row

@@ -9,7 +9,8 @@ hash embedder, and reports its counts and a ``wrong`` total whose target is 0:
 * ``isolation``: an agent writing, copying, forgetting and rebuilding another
   workspace's fact ids (global facts changed, text leaked);
 * ``secrets``: credential shapes caught and ordinary notes flagged (plus any
-  extra notes given, e.g. LoCoMo turns);
+  extra notes given, e.g. LoCoMo turns), and the credential corpus's recall and
+  false-positive rate against their targets;
 * ``disk_full``: bytes failed appends left, answers on a full disk;
 * ``soak`` (when ``soak_seconds`` > 0): the mixed REST soak (``bench/soak.py``).
 """
@@ -23,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from memdir.bench.crash import run_crash
-from memdir.bench.credentials import score_scanner
+from memdir.bench.credentials import corpus_figures, score_scanner
 from memdir.bench.disk_full import run_disk_full
 from memdir.bench.fact_race import as_dict, run_fact_race
 from memdir.bench.isolation import run_isolation
@@ -75,7 +76,9 @@ def run_reliability(
 def _secrets(extra_notes: list[str]) -> dict[str, Any]:
     score = score_scanner()
     flagged_extra = sum(1 for note in extra_notes if find_secrets(note))
+    figures = corpus_figures()
     return {
+        "corpus": {part: figures[part] for part in ("tune", "heldout")},
         "shapes": score.shapes,
         "caught": score.caught,
         "missed": score.missed,
@@ -83,7 +86,7 @@ def _secrets(extra_notes: list[str]) -> dict[str, Any]:
         "false_positives": score.false_positives,
         "extra_notes": len(extra_notes),
         "extra_flagged": flagged_extra,
-        "wrong": len(score.missed) + len(score.false_positives) + flagged_extra,
+        "wrong": len(score.missed) + len(score.false_positives) + flagged_extra + figures["wrong"],
     }
 
 

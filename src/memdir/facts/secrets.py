@@ -35,8 +35,18 @@ import re
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 from typing import Any
+from urllib.parse import unquote, urlsplit
+
+from memdir.facts.secret_notes import (
+    assigned_values,
+    candidate_lines,
+    is_placeholder,
+    labelled_values,
+    looks_like_key,
+    table_values,
+)
 
 _LIBRARY_DETECTORS = (
     ("aws", "AWSKeyDetector", "an AWS access key"),
@@ -69,7 +79,7 @@ _PREFIXED: tuple[tuple[str, str], ...] = (
     ("a Slack token", _B + r"xox[abposre]-[A-Za-z0-9-]{10,}|xapp-\d-[A-Z0-9]+-\d+-[a-z0-9]+"),
     ("a Google API key", _B + r"AIza[0-9A-Za-z_-]{35}"),
     ("a Google OAuth secret or token", _B + r"(?:GOCSPX-[\w-]{28}|ya29\.[\w-]{20,})"),
-    ("a Stripe key", _B + r"[rsp]k_(?:live|test)_[0-9A-Za-z]{16,}"),
+    ("a Stripe key", _B + r"[rs]k_(?:live|test)_[0-9A-Za-z]{16,}"),  # pk_: publishable
     ("an npm token", _B + r"npm_[A-Za-z0-9]{36}" + _E),
     ("a Hugging Face token", _B + r"hf_[A-Za-z]{34}" + _E),
     ("a HashiCorp Vault token", _B + r"hv[sbr]\.[\w-]{24,}"),
@@ -90,6 +100,13 @@ _PREFIXED: tuple[tuple[str, str], ...] = (
     ("a Pulumi token", _B + r"pul-[a-f0-9]{40}" + _E),
     ("a RubyGems key", _B + r"rubygems_[a-f0-9]{48}" + _E),
     ("an age secret key", r"AGE-SECRET-KEY-1[0-9A-Z]{58}"),
+    ("a Discord webhook", r"(?i)discord(?:app)?\.com/api/webhooks/\d+/[\w-]{30,}"),
+    (
+        "a Microsoft Teams webhook",
+        r"(?i)\.webhook\.office\.com/webhookb2/[\w-]+@[\w-]+/IncomingWebhook/[a-f0-9]{32}/",
+    ),
+    ("a Stripe webhook secret", _B + r"whsec_[A-Za-z0-9+/]{24,}"),
+    ("a memdir access token", _B + r"mdt_[0-9a-f]{8}_[A-Za-z0-9_-]{43}"),
     ("a 1Password secret key", _B + r"A3-[A-Z0-9]{6}-(?:[A-Z0-9]{11}|[A-Z0-9]{6}-[A-Z0-9]{5})"),
     ("an Atlassian API token", _B + r"ATATT3[A-Za-z0-9_=-]{100,}"),
     ("an Alibaba Cloud access key", _B + r"LTAI[a-zA-Z0-9]{20}" + _E),
@@ -139,82 +156,50 @@ _PREFIXED: tuple[tuple[str, str], ...] = (
     ("a netrc login", r"(?i)\blogin\s+\S+\s+password\s+(?P<value>\S+)"),
     (
         "a password flag",
-        r"(?i)(?<![\w-])--(?:password|passwd|token|api-key|secret)[ =](?P<value>[^\s-]\S*)",
+        r"(?i)(?<![\w-])--(?:password|passwd|pass)[ =](?P<value>[^\s-]\S*)",
+    ),
+    (  # --secret=db-password names a secret; only a key-like value is one
+        "a token flag",
+        r"(?i)(?<![\w-])--(?:token|api-key|apikey|secret|auth-token|access-token)[ =]"
+        r"(?P<value>(?P<tail>[^\s-]\S*))",
     ),
 )
 
-_STRONG_WORD = (
-    r"(?:password|passwd|passphrase|pwd|api[ _-]?key|apikey|secret[ _-]?(?:access[ _-]?)?key"
-    r"|access[ _-]?key|private[ _-]?key|client[ _-]?secret"
-    r"|(?:auth|access|api|refresh|bearer|bot|session|personal[ _-]access)[ _-]?token)"
-)
-_ANY_WORD = rf"(?:{_STRONG_WORD}|pass|secret|token|credentials?)"
-# An assignment in code, a config file or a shell: ``DB_PASSWORD=hunter2``, ``token := x``.
-_CODE_ASSIGNMENT = re.compile(
-    rf"(?i)(?<![A-Za-z0-9]){_ANY_WORD}[A-Za-z0-9_.-]*[\"']?\s*(?::=|=>|=)(?!=)"
-    rf"\s*[\"'`]?(?P<value>[^\s\"'`;,&]+)"
-)
-# A label in notes or YAML: ``password: hunter2``, ``DB_PASSWORD: x``, ``wifi password: ...``.
-_LABEL = re.compile(
-    rf"(?i)(?<![A-Za-z0-9]){_STRONG_WORD}[A-Za-z0-9_.-]*[\"']?"
-    rf"\s*:\s*[\"'`]?(?P<value>[^\s\"'`]+)(?P<rest>.*)"
-)
-# A sentence: ``my password is hunter2``.
-_IS_FORM = re.compile(
-    rf"(?i)(?<![A-Za-z0-9]){_STRONG_WORD}\s+(?:is|was)\s+[\"'`]?(?P<value>[^\s\"'`]+)(?P<rest>.*)"
-)
-_PLACEHOLDER = re.compile(
-    r"(?i)\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|\{\{.*\}\}|<[^<>]*>|%[A-Za-z_]+%|\[[^\]]*\]|[*x.]+|…"
-    r"|none|null|nil|true|false|n/?a|tbd|todo|unknown|unset|empty|redacted|hidden|omitted"
-    r"|password|passwd|pass|pwd|secret|token|api[_-]?key|your[_-]?[a-z_-]+|my[_-]?[a-z_-]+"
-)
-_REFERENCE = re.compile(r"[A-Za-z_][\w.]*[\[(].*|[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+")
 _TOKEN = re.compile(r"[A-Za-z0-9+/_=.-]{24,}")
-_DIGEST_LABEL = re.compile(r"(?i)(?:sha(?:1|224|256|384|512)?|md5|blake2b?)[:=]$")
-_DESCRIPTIONS = frozenset(
-    [
-        "fine",
-        "ok",
-        "okay",
-        "good",
-        "bad",
-        "correct",
-        "wrong",
-        "strong",
-        "weak",
-        "long",
-        "short",
-        "simple",
-        "complex",
-        "new",
-        "old",
-        "same",
-        "different",
-        "valid",
-        "invalid",
-        "safe",
-        "secure",
-        "unsafe",
-        "insecure",
-        "set",
-        "unset",
-        "known",
-        "unknown",
-        "missing",
-        "empty",
-        "enough",
-        "here",
-        "there",
-        "private",
-        "public",
-        "mandatory",
-        "optional",
-        "ready",
-        "expired",
-        "gone",
-    ]
+_NOT_A_SECRET_BEFORE = re.compile(
+    r"(?i)(?:\b(?:sha(?:1|224|256|384|512)?|md5|blake2b?|id|ids|uuid|guid|ulid|identifier|"
+    r"digest|hash|checksum|commit|revision|rev|etag|fingerprint|cid|txid|tx|address|trace|"
+    r"span|public[ _-]?key|pub[ _-]?key|publickey)\s*(?:is|[:=#])?\s*"
+    r"|(?:ssh-(?:rsa|dss|ed25519)|ecdsa-sha2-nistp\d+|sk-ssh-ed25519@openssh\.com)\s+"
+    # a password hash: bcrypt $2b$12$..., crypt $6$salt$..., $argon2id$v=19$...$salt$
+    r"|\$2[abxy]?\$\d{2}\$|\$[156]\$(?:rounds=\d+\$)?(?:[^$\s]{0,16}\$)?|\$argon2(?:id|i|d)\$\S*\$)$"
 )
-_DESCRIPTION_ENDINGS = ("ed", "ing", "ly", "ble", "ful", "less", "ous", "ive", "ent", "ant")
+_DIGEST_OR_ID = re.compile(
+    r"(?:sha(?:1|224|256|384|512)|md5|blake2b?)[-:=].*"
+    # An object id with its type in front (Stripe's cus_, in_, pi_, Vercel's dpl_, msg_ ...);
+    # the prefixes of keys (sk_, rk_, whsec_ ...) are caught by the rules above.
+    r"|(?!(?:sk|rk|whsec|secret|key|token|pat|api|apikey|auth|access|priv|private|pass|pw|pwd)_)"
+    r"[a-z]{2,8}_[A-Za-z0-9_]+"
+    r"|pk\.eyJ.*"  # a Mapbox public token
+)
+_URL = re.compile(
+    r"(?i)\b[a-z][a-z0-9+.-]{1,20}://[^\s<>\"'`()\[\]{}|\\^]+"
+    r"|\bdata:[\w/+.-]+;base64,[A-Za-z0-9+/=]+"  # an embedded image, not a key
+)
+_URL_PASSWORD = re.compile(r"^[a-z][a-z0-9+.-]*://(?P<user>[^\s:/@]*):(?P<value>[^\s/@]+)@[\w.\[-]")
+_URL_PARAMETERS = {  # query parameters that carry a credential: all values, or key-like ones
+    "access_token": False, "accesstoken": False, "api_key": False, "apikey": False,
+    "api-key": False, "private_token": False, "client_secret": False, "password": False,
+    "passwd": False, "pwd": False, "pass": False, "auth_token": False, "authtoken": False,
+    "refresh_token": False, "id_token": False, "session_token": False, "secret": False,
+    "access_key": False, "accesskey": False, "secret_key": False, "app_key": False,
+    "appkey": False, "app_secret": False, "api_secret": False, "consumer_secret": False,
+    "x-amz-signature": False, "x-amz-credential": False, "x-amz-security-token": False,
+    "x-goog-signature": False, "x-goog-credential": False, "sig": True, "signature": True,
+    "token": True, "key": True, "auth": True, "jwt": True,
+}  # fmt: skip
+# Parameters of links made to be shared: a meeting passcode, a shared album's key.
+_SHARED_LINK_PARAMETERS = {("zoom.us", "pwd"), ("photos.google.com", "key")}
 
 
 @dataclass(frozen=True)
@@ -261,11 +246,14 @@ _KEYWORDS = {  # rules whose pattern does not start with one literal prefix
     "a Duffel token": ("duffel_",),
     "a JFrog token": ("akcp", "cmvmd"),
     "a JSON Web Token": ("eyj",),
+    "a Discord webhook": ("discord",),
+    "a Microsoft Teams webhook": ("webhook.office",),
     "a bearer token": ("bearer",),
     "an Authorization header": ("authorization",),
     "a URL with a password": (":@", "://:"),
     "a netrc login": ("password",),
     "a password flag": ("--",),
+    "a token flag": ("--",),
 }
 _LIBRARY_KEYWORDS = {
     "an AWS access key": ("akia", "asia", "abia", "acca", "a3t", "aws"),
@@ -283,7 +271,6 @@ _LIBRARY_KEYWORDS = {
     "a Stripe key": ("k_live",),
     "a Telegram bot token": (":",),
 }
-_CREDENTIAL_WORDS = ("pass", "pwd", "secret", "token", "key", "credential")
 
 
 def _literal_prefix(pattern: str) -> tuple[str, ...]:
@@ -307,32 +294,14 @@ def _mentions(lowered: str, keywords: tuple[str, ...]) -> bool:
     return not keywords or any(word in lowered for word in keywords)
 
 
-def _is_placeholder(value: str) -> bool:
-    if value.startswith(("<", "{{", "${", "[", "%")):
-        return True  # <set in vault>, {{ secrets.token }}, ${DB_PASSWORD}, [redacted]
-    value = value.strip("\"'`.,;:!?)(")
-    return len(value) < 3 or bool(_PLACEHOLDER.fullmatch(value))
-
-
-def _prose_continues(value: str, rest: str) -> bool:
-    """``Password: stored in the vault``, ``the passphrase is fine.``: prose, not a value.
-
-    An ordinary word followed by more of the sentence, or a word that ends the
-    sentence but reads as a description (``fine``, ``required``, ``rotated``).
-    """
-    word = value.rstrip(",.;!?").replace("'", "")
-    if not word.isalpha():
-        return False
-    ends = value[-1] in ".;!?" or not rest.strip() or rest.strip()[0] in ".;!?)"
-    if not ends:
-        return bool(re.match(r"\s+\w", rest))
-    return word.lower() in _DESCRIPTIONS or word.lower().endswith(_DESCRIPTION_ENDINGS)
-
-
 def find_secrets(text: str) -> list[SecretFinding]:
     """Every credential-looking span of ``text``, in no particular order."""
-    found = list(_matches(text))
-    return list(dict.fromkeys(found))
+    return list(_find(text))
+
+
+@lru_cache(maxsize=8)  # an edit scans the file's text, which the last write scanned
+def _find(text: str) -> tuple[SecretFinding, ...]:
+    return tuple(dict.fromkeys(_matches(text)))
 
 
 def _matches(text: str) -> Iterator[SecretFinding]:
@@ -341,37 +310,83 @@ def _matches(text: str) -> Iterator[SecretFinding]:
         if not _mentions(lowered, _LIBRARY_KEYWORDS.get(kind, ())):
             continue
         for value in detector.analyze_string(text):
-            if kind != "a URL with a password" or not _is_placeholder(value):
+            if kind != "a URL with a password" or not is_placeholder(_url_password(value)):
                 yield SecretFinding(kind, value)
     for kind, keywords, pattern in _compiled():
         if not _mentions(lowered, keywords):
             continue
         for match in pattern.finditer(text):
-            value = match.groupdict().get("value") or match.group(0)
-            if "value" not in match.groupdict() or not _is_placeholder(value):
-                yield SecretFinding(kind, value)
-    if _mentions(lowered, _CREDENTIAL_WORDS):
-        yield from _assignments(text)
-    for match in _TOKEN.finditer(text):
-        token = match.group(0)
-        if _looks_random(token) and not _DIGEST_LABEL.search(text, 0, match.start()):
-            yield SecretFinding("a long random-looking token (an API key or password?)", token)
+            groups = match.groupdict()
+            value = groups.get("value") or match.group(0)
+            if "value" in groups and is_placeholder(value):
+                continue
+            if groups.get("tail") is not None and not looks_like_key(groups["tail"]):
+                continue
+            yield SecretFinding(kind, value)
+    urls = list(_URL.finditer(text))
+    for url in urls:
+        yield from _url_secrets(url.group(0).rstrip(".,;:!?"))
+    prose = _mask(text, urls) if urls else text
+    yield from _note_secrets(prose)
+    for match in _TOKEN.finditer(prose):
+        token = match.group(0).rstrip(".-")
+        if _looks_random(token) and not _DIGEST_OR_ID.fullmatch(token):
+            before = prose[max(0, match.start() - 120) : match.start()]
+            if not _NOT_A_SECRET_BEFORE.search(before):
+                yield SecretFinding("a long random-looking token (an API key or password?)", token)
 
 
-def _assignments(text: str) -> Iterator[SecretFinding]:
-    """``name=value``, ``name: value`` and ``name is value`` forms of a credential."""
-    for match in _CODE_ASSIGNMENT.finditer(text):
-        value = match["value"]
-        if not _is_placeholder(value) and not _REFERENCE.fullmatch(value):
-            yield SecretFinding("a password or key assignment (name=value)", match.group(0))
-    for pattern, kind in (
-        (_LABEL, "a password or key given after a label (name: value)"),
-        (_IS_FORM, "a password or key given in a sentence ('... password is <value>')"),
-    ):
-        for match in pattern.finditer(text):
-            value, rest = match["value"], match["rest"]
-            if not _is_placeholder(value) and not _prose_continues(value, rest):
-                yield SecretFinding(kind, match.group(0)[: len(match.group(0)) - len(rest)])
+def _mask(text: str, urls: list[re.Match[str]]) -> str:
+    """``text`` with each URL blanked out (same length, so offsets and lines hold)."""
+    parts: list[str] = []
+    last = 0
+    for url in urls:
+        parts.extend((text[last : url.start()], " " * (url.end() - url.start())))
+        last = url.end()
+    parts.append(text[last:])
+    return "".join(parts)
+
+
+def _url_password(value: str) -> str:
+    match = _URL_PASSWORD.match(value)
+    return match["value"] if match else value
+
+
+def _url_secrets(url: str) -> Iterator[SecretFinding]:
+    """A password in a URL's user part, or a credential in its query parameters.
+
+    A URL's path is a list of names and ids (a Google Docs id, a Slack permalink, a
+    Figma file key), never judged as a token: only the parameters that carry
+    credentials by name (``access_token``, ``api_key``, ``X-Amz-Signature``, ...) are.
+    """
+    userinfo = _URL_PASSWORD.match(url)
+    if userinfo and not is_placeholder(unquote(userinfo["value"])):
+        yield SecretFinding("a URL with a password", userinfo["value"])
+    parts = urlsplit(url)
+    host = (parts.hostname or "").lower() if "@" not in parts.netloc or userinfo else ""
+    pairs = re.split(r"[&;]", parts.query) + parts.path.split(";")[1:] + parts.netloc.split(";")[1:]
+    for pair in pairs:
+        name, _, value = pair.partition("=")
+        name, value = unquote(name).lower(), unquote(value)
+        if name not in _URL_PARAMETERS or is_placeholder(value) or len(value) < 8:
+            continue
+        if any(host.endswith(site) and name == param for site, param in _SHARED_LINK_PARAMETERS):
+            continue
+        if _URL_PARAMETERS[name] and not looks_like_key(value):
+            continue
+        yield SecretFinding(f"a credential in a URL parameter ({name}=...)", value)
+
+
+def _note_secrets(text: str) -> Iterator[SecretFinding]:
+    """Credentials as notes hold them: after labels, in tables, assigned to names."""
+    for kind, value in assigned_values(text):
+        yield SecretFinding(kind, value)
+    if "|" in text:
+        for kind, value in table_values(text):
+            yield SecretFinding(kind, value)
+    for line in candidate_lines(text):
+        for kind, value in labelled_values(line):
+            yield SecretFinding(kind, value)
 
 
 def detect_secret(text: str) -> str | None:

@@ -24,6 +24,7 @@ from memdir.interfaces.cli import (
     facts,
     index,
     server,
+    tokens,
     transfer,
     workspace,
 )
@@ -75,6 +76,7 @@ chat.register(app)
 transfer.register(app)
 app.add_typer(config_cmds.app, name="config")
 app.add_typer(bench.app, name="bench")
+app.add_typer(tokens.app, name="token")
 
 
 def main() -> None:

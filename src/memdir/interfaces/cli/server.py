@@ -62,7 +62,8 @@ def _workspaces(memories: Any) -> list[str | None]:
 
 def _consolidate_all(memories: Any) -> None:
     for agent in _workspaces(memories):
-        result = memories.get(agent).consolidate()
+        with memories.lease(agent) as memory:  # not closed by the cache meanwhile
+            result = memory.consolidate()
         log.info("consolidated %s: %d entries added", agent or "global", len(result.added))
 
 
@@ -70,8 +71,8 @@ def _heartbeat_all(memories: Any) -> None:
     from memdir.agent.heartbeat import run_heartbeat
 
     for agent in _workspaces(memories):
-        memory = memories.get(agent)
-        run = run_heartbeat(memory, memory.chat_model)
+        with memories.lease(agent) as memory:
+            run = run_heartbeat(memory, memory.chat_model)
         log.info("heartbeat of %s: %s", run.agent, run.skipped_reason or run.reply[:80])
 
 
@@ -120,7 +121,9 @@ def serve(
     with the file watcher and the curation scheduler (consolidation; the heartbeat when
     curate.heartbeat is on)."""
     from memdir.interfaces.http import load_or_create_token, watch_and_sync
+    from memdir.interfaces.http.app import ServerLimits
     from memdir.interfaces.http.serve import serve as run_server
+    from memdir.memory import Memory
 
     st = state(ctx)
     loaded = st.settings()
@@ -129,11 +132,20 @@ def serve(
     bind_port = cfg.server.port if port is None else port
     token = load_or_create_token(loaded.home)
     typer.echo(serve_banner(loaded.home, bind, bind_port, token, err_console.is_terminal), err=True)
+    first = Memory.open(settings=loaded)  # opens nothing; lends its embedder to every agent
+    shared = first.embedder
+
+    def open_memory(agent: str | None) -> Memory:
+        """An agent's memory with the server's settings and its one embedder (one model
+        in memory however many agents are open)."""
+        return Memory.open(agent_id=agent or st.agent, settings=st.settings(), embedder=shared)
+
     run_server(
         loaded.home,
         bind,
         bind_port,
         st.agent,
-        open_memory=st.open_memory,
+        open_memory=open_memory,
         services=[watch_and_sync(cfg.index.watch_debounce_ms), curation_schedule(cfg.curate)],
+        limits=ServerLimits.from_settings(cfg.server),
     )

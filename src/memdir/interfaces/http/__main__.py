@@ -10,8 +10,10 @@ import argparse
 import logging
 import sys
 
+from memdir.config import load_settings
 from memdir.embeddings.base import HashEmbedder
 from memdir.errors import MemdirError
+from memdir.interfaces.http.app import ServerLimits
 from memdir.interfaces.http.serve import serve
 from memdir.memory import Memory
 
@@ -34,8 +36,9 @@ def main(argv: list[str] | None = None) -> int:
         return Memory.open(args.home, agent, embedder=embedder)
 
     try:
+        limits = ServerLimits.from_settings(load_settings(args.home).settings.server)
         serve(args.home, args.host, args.port, args.agent, open_memory=open_memory,
-              services=[] if args.no_watch else None)  # fmt: skip
+              services=[] if args.no_watch else None, limits=limits)  # fmt: skip
     except MemdirError as exc:
         sys.stderr.write(f"memdir serve: {exc}\n")
         return 1

@@ -3,9 +3,16 @@
 ``create_app(home)`` builds it; ``serve`` runs it under uvicorn. ``GET /health``,
 ``GET /openapi.json`` and the interactive API docs at ``/docs`` (Swagger UI, its
 assets served from the ``fastapi-offline`` package, no CDN) are public: they
-describe the API and hold no memory. Everything else needs the bearer token from
-``$MEMDIR_HOME/api-token``; the OpenAPI document declares that scheme, so the
-docs' "Authorize" button and generated clients know about it.
+describe the API and hold no memory. Everything else needs a bearer token: the
+admin token from ``$MEMDIR_HOME/api-token`` or one from ``memdir token create``
+(an agent's token acts on that agent's workspace only, ``binding.py``); the
+OpenAPI document declares that scheme, so the docs' "Authorize" button and
+generated clients know about it.
+
+A request passes, outermost first: the Host check (loopback binds), the browser's
+public pages, the bearer auth, the agent binding (and the lease of the agent's
+``Memory``), the body limit, then a route or ``/mcp`` (where each session is bound
+to its token and agent and the sessions of a token are capped, ``sessions.py``).
 """
 
 from __future__ import annotations
@@ -13,21 +20,33 @@ from __future__ import annotations
 import os
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from dataclasses import dataclass
 from typing import Any
 
 from fastapi import FastAPI
 from fastapi_offline import FastAPIOffline
 from mcp.server.streamable_http_manager import StreamableHTTPASGIApp, StreamableHTTPSessionManager
 from mcp.server.transport_security import TransportSecuritySettings
+from starlette.requests import Request
 from starlette.routing import Route
 
-from memdir.config import resolve_home
-from memdir.interfaces.http.auth import BearerAuth, BodyLimit, HostCheck, load_or_create_token
+from memdir.access import AccessTokens, Principal
+from memdir.config import ServerSettings, resolve_home
+from memdir.interfaces.http.auth import (
+    PRINCIPAL,
+    BearerAuth,
+    BodyLimit,
+    HostCheck,
+    fixed_token_check,
+    load_or_create_token,
+)
+from memdir.interfaces.http.binding import AgentBinding
 from memdir.interfaces.http.browser import mount_browser
 from memdir.interfaces.http.mcp_endpoint import McpEndpoint
 from memdir.interfaces.http.memories import AgentMemories, MemoryOpener
 from memdir.interfaces.http.problems import PROBLEM_RESPONSES, install_problem_handlers
 from memdir.interfaces.http.routes import router
+from memdir.interfaces.http.sessions import McpSessions
 from memdir.interfaces.mcp import build_server
 from memdir.memory import Memory
 from memdir.version import __version__
@@ -42,6 +61,21 @@ BEARER_SCHEME = {
     }
 }
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
+
+
+@dataclass(frozen=True)
+class ServerLimits:
+    """What one server holds at most: open workspaces, MCP sessions per token, idle time."""
+
+    max_open_workspaces: int = 32
+    mcp_sessions_per_token: int = 16
+    mcp_idle_seconds: float = 300.0
+
+    @classmethod
+    def from_settings(cls, server: ServerSettings) -> ServerLimits:
+        return cls(
+            server.max_open_workspaces, server.mcp_sessions_per_token, server.mcp_idle_seconds
+        )
 
 
 def _mcp_security(host: str) -> TransportSecuritySettings | None:
@@ -70,19 +104,36 @@ def create_app(
     token: str | None = None,
     host: str = "127.0.0.1",
     max_body_bytes: int = MAX_BODY_BYTES,
+    limits: ServerLimits | None = None,
 ) -> FastAPI:
     """The ASGI app serving the memory under ``home``.
 
-    ``agent`` is the default agent when a request names none; ``open_memory``
+    ``agent`` is the default agent when an admin request names none; ``open_memory``
     opens the ``Memory`` of an agent id (default ``Memory.open(home, agent_id)``;
     the CLI passes one that honours ``--set``; tests pass a hash embedder).
-    ``token`` defaults to the one stored in ``home``.
+    ``token`` is accepted as an admin token besides the home's own (``api-token``
+    and ``tokens.json``, read again when they change). ``limits`` bound the open
+    workspaces and the MCP sessions (default: ``ServerLimits()``).
     """
     home_path = resolve_home(home)
+    limits = limits or ServerLimits()
     opener = open_memory or (lambda agent_id: Memory.open(home_path, agent_id))
-    memories = AgentMemories(opener, default_agent=agent)
-    mcp_server = build_server(memories.get)
-    sessions = StreamableHTTPSessionManager(app=mcp_server, security_settings=_mcp_security(host))
+    memories = AgentMemories(opener, default_agent=agent, max_open=limits.max_open_workspaces)
+    mcp_server = build_server(memories.get)  # AgentBinding leases the agent for each POST
+    sessions = StreamableHTTPSessionManager(
+        app=mcp_server,
+        security_settings=_mcp_security(host),
+        session_idle_timeout=limits.mcp_idle_seconds,
+    )
+    if not token:
+        load_or_create_token(home_path)  # the admin token of a home that has none yet
+    tokens = AccessTokens(home_path)
+    check = fixed_token_check(token, tokens.verify) if token else tokens.verify
+    mcp_sessions = McpSessions(
+        StreamableHTTPASGIApp(sessions),
+        per_token=limits.mcp_sessions_per_token,
+        idle_seconds=limits.mcp_idle_seconds,
+    )
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -104,17 +155,27 @@ def create_app(
     )
     app.state.memories = memories
     app.state.home = home_path
+    app.state.tokens = tokens
+    app.state.mcp_sessions = mcp_sessions
     install_problem_handlers(app)
     app.include_router(router)
-    app.router.routes.append(Route("/mcp", endpoint=McpEndpoint(StreamableHTTPASGIApp(sessions))))
+    app.router.routes.append(Route("/mcp", endpoint=McpEndpoint(mcp_sessions)))
 
     @app.get("/health", tags=["health"])
     def health() -> dict[str, str]:
         """Liveness check; needs no token."""
         return {"status": "ok", "version": __version__}
 
+    @app.get("/api/v1/access", tags=["access"])
+    def access(request: Request) -> dict[str, Any]:
+        """Whom the bearer token stands for: its id, and its agent (``null``: the admin,
+        who may act on every agent and the global workspace)."""
+        principal: Principal = request.scope[PRINCIPAL]
+        return {"token": principal.token_id, "agent": principal.agent, "admin": principal.is_admin}
+
     app.add_middleware(BodyLimit, max_bytes=max_body_bytes)
-    app.add_middleware(BearerAuth, token=token or load_or_create_token(home_path))
+    app.add_middleware(AgentBinding, memories=memories)
+    app.add_middleware(BearerAuth, check=check)
     mount_browser(app)  # after the auth: the page at / and /static/ needs no token
     if host in LOOPBACK_HOSTS:  # outermost: a rebound name gets nothing, not even the page
         app.add_middleware(HostCheck, hosts=LOOPBACK_HOSTS)

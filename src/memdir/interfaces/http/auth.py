@@ -1,8 +1,11 @@
 """Bearer-token auth, the Host check and the request body limit, as plain ASGI middleware.
 
-The token lives in ``$MEMDIR_HOME/api-token``: the first run creates it
+The admin token lives in ``$MEMDIR_HOME/api-token``: the first run creates it
 (``secrets.token_urlsafe``, mode 0600, written to a temp file and hard-linked into
-place so two first runs agree on one token) and every later run reuses it.
+place so two first runs agree on one token) and every later run reuses it. Tokens
+scoped to one agent (and more admin tokens) come from ``memdir token create`` and
+are checked by ``memdir.access.AccessTokens``; ``BearerAuth`` puts the request's
+``Principal`` into the ASGI scope (``PRINCIPAL``) for the agent binding.
 Pure ASGI (not ``BaseHTTPMiddleware``) so the MCP stream under ``/mcp`` passes
 through untouched.
 """
@@ -14,10 +17,12 @@ import json
 import logging
 import os
 import secrets
+from collections.abc import Callable
 from pathlib import Path
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from memdir.access import Principal
 from memdir.config import resolve_home
 from memdir.errors import ConfigError
 
@@ -26,6 +31,8 @@ log = logging.getLogger(__name__)
 TOKEN_FILE = "api-token"
 PUBLIC_PATHS = frozenset({"/health", "/openapi.json", "/docs"})
 PUBLIC_PREFIXES = ("/docs/",)  # Swagger UI's assets and its OAuth redirect page
+PRINCIPAL = "memdir.principal"  # the ASGI scope key of the request's Principal
+TokenCheck = Callable[[str], Principal | None]
 
 
 def token_path(home: str | os.PathLike[str] | None = None) -> Path:
@@ -82,36 +89,59 @@ async def send_problem(
 
 
 class BearerAuth:
-    """Refuses every HTTP request but ``PUBLIC_PATHS`` without the right bearer token."""
+    """Refuses every HTTP request but ``PUBLIC_PATHS`` without a valid bearer token, and
+    records whom an accepted one stands for in ``scope[PRINCIPAL]``."""
 
-    def __init__(self, app: ASGIApp, token: str) -> None:
+    def __init__(self, app: ASGIApp, check: TokenCheck) -> None:
         self.app = app
-        self._token = token.encode()
+        self._check = check
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         path = scope["path"] if scope["type"] == "http" else ""
         if scope["type"] != "http" or path in PUBLIC_PATHS or path.startswith(PUBLIC_PREFIXES):
             await self.app(scope, receive, send)
             return
-        if self._authorized(scope):
+        try:
+            principal = self._principal(scope)
+        except ConfigError as exc:  # an unreadable tokens.json: say so, refuse everyone
+            log.error("checking a bearer token failed: %s", exc)
+            await send_problem(send, 500, "Internal Server Error", str(exc))
+            return
+        if principal is not None:
+            scope[PRINCIPAL] = principal
             await self.app(scope, receive, send)
             return
         await send_problem(
             send,
             401,
             "Unauthorized",
-            "missing or wrong bearer token; send 'Authorization: Bearer <token>' with the "
-            "token from $MEMDIR_HOME/api-token",
+            "missing, wrong or revoked bearer token; send 'Authorization: Bearer <token>' "
+            "with the token from $MEMDIR_HOME/api-token or one made by `memdir token create`",
             {"WWW-Authenticate": 'Bearer realm="memdir"'},
         )
 
-    def _authorized(self, scope: Scope) -> bool:
+    def _principal(self, scope: Scope) -> Principal | None:
         for name, value in scope.get("headers", []):
             if name == b"authorization":
                 scheme, _, credentials = value.partition(b" ")
                 if scheme.lower() == b"bearer":
-                    return hmac.compare_digest(credentials.strip(), self._token)
-        return False
+                    return self._check(credentials.strip().decode("latin-1"))
+        return None
+
+
+def fixed_token_check(token: str, fallback: TokenCheck | None = None) -> TokenCheck:
+    """A check that accepts ``token`` as the admin (tests and embedders pass one), then
+    asks ``fallback``."""
+    from memdir.access import API_TOKEN_ID
+
+    expected = token.encode()
+
+    def check(presented: str) -> Principal | None:
+        if hmac.compare_digest(presented.encode("latin-1"), expected):
+            return Principal(API_TOKEN_ID, None)
+        return fallback(presented) if fallback is not None else None
+
+    return check
 
 
 class _BodyTooLarge(Exception):

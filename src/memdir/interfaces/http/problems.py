@@ -13,6 +13,7 @@ from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from memdir.errors import (
+    AccessDeniedError,
     ChatModelError,
     ConfigError,
     ContextLengthError,
@@ -41,6 +42,7 @@ STATUS_BY_ERROR: tuple[tuple[type[MemdirError], int], ...] = (
     (InvalidAgentIdError, 400),
     (InvalidInputError, 422),
     (NotFoundError, 404),
+    (AccessDeniedError, 403),
     (EditError, 409),
     (IndexMismatchError, 409),
     (StoreError, 503),
@@ -68,6 +70,7 @@ PROBLEM_SCHEMA: dict[str, object] = {
 _PROBLEM_STATUSES = {
     400: "Invalid workspace path or agent id",
     401: "Missing or wrong bearer token",
+    403: "The token may not act for that agent or workspace",
     404: "No such file, fact, session or route",
     409: "The edit text is missing or ambiguous, or the index was built by another embedder",
     413: "The request body is too large",

@@ -1,7 +1,8 @@
 """The ``/api/v1`` routes: each parses, calls one ``Memory`` method and renders JSON.
 
 Handlers are plain ``def``: FastAPI runs them in its worker threads, so the
-synchronous core never blocks the event loop. ``?agent=ID`` scopes every call.
+synchronous core never blocks the event loop. ``?agent=ID`` scopes every call; by the
+time a route runs, ``binding.AgentBinding`` has set it to the agent the token may act as.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
 from memdir.errors import InvalidInputError
 from memdir.facts.safety import MAX_REASON_CHARS
+from memdir.interfaces.http.binding import visible_agents
 from memdir.interfaces.http.problems import PROBLEM_RESPONSES
 from memdir.memory import Memory
 from memdir.tools import (
@@ -267,9 +269,9 @@ def sync_index(memory: MemoryDep, all_agents: bool = False) -> Any:
 
 
 @router.get("/agents", tags=["workspace"])
-def list_agents(memory: MemoryDep) -> dict[str, list[str]]:
-    """Ids of the agent workspaces under this home."""
-    return {"agents": memory.agents()}
+def list_agents(memory: MemoryDep, request: Request) -> dict[str, list[str]]:
+    """Ids of the agent workspaces under this home (an agent's token sees its own)."""
+    return {"agents": visible_agents(request, memory.agents())}
 
 
 # -- curation (wired by the curate layer) ------------------------------------------------

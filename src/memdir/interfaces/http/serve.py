@@ -20,7 +20,7 @@ import uvicorn
 from memdir.config import resolve_home
 from memdir.errors import MemdirError
 from memdir.index import Watcher
-from memdir.interfaces.http.app import create_app
+from memdir.interfaces.http.app import ServerLimits, create_app
 from memdir.interfaces.http.memories import AgentMemories, MemoryOpener
 from memdir.machine import limit_malloc_arenas
 from memdir.memory import Memory
@@ -105,16 +105,18 @@ def serve(
     open_memory: MemoryOpener | None = None,
     services: Sequence[ServiceFactory] | None = None,
     log_level: str = "warning",
+    limits: ServerLimits | None = None,
 ) -> None:
     """Serve the REST API (``/api/v1``) and MCP (``/mcp``) until interrupted.
 
     ``services`` default to the file watcher; pass ``[]`` for none, or add the
-    scheduler's factory. Binds 127.0.0.1 unless ``host`` says otherwise.
+    scheduler's factory. Binds 127.0.0.1 unless ``host`` says otherwise. ``limits``
+    bound the open workspaces and MCP sessions (``[server]`` settings).
     """
     limit_malloc_arenas()  # before the request and service threads start
     home_path = resolve_home(home)
     Workspace(home_path).seed()  # first run: the global workspace and its bootstrap files
-    app = create_app(home_path, agent=agent, open_memory=open_memory, host=host)
+    app = create_app(home_path, agent=agent, open_memory=open_memory, host=host, limits=limits)
     memories: AgentMemories = app.state.memories
     factories = [watch_and_sync()] if services is None else list(services)
     running = [s for s in (factory(memories) for factory in factories) if s is not None]

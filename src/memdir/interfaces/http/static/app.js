@@ -98,14 +98,24 @@ async function loadIndexStatus() {
   }
 }
 
-function fillAgents(agents) {
+// An agent's token acts on its own workspace only: the selector offers just that one.
+function fillAgents(agents, tokenAgent) {
   const select = byId("agent");
+  if (tokenAgent) {
+    select.replaceChildren(new Option(`${tokenAgent} (this token's agent)`, tokenAgent));
+    select.value = tokenAgent;
+    session.agent = tokenAgent;
+    return;
+  }
   const options = [new Option("Default workspace", "")];
   for (const agent of agents) options.push(new Option(agent, agent));
   select.replaceChildren(...options);
   select.value = agents.includes(session.agent) ? session.agent : "";
   session.agent = select.value;
 }
+
+const REFUSED = "That token was refused: paste the one in $MEMDIR_HOME/api-token, or an " +
+  "agent's token from `memdir token create`.";
 
 function showLogin(message) {
   byId("workspace").hidden = true;
@@ -117,14 +127,15 @@ function showLogin(message) {
 
 async function connect() {
   let agents;
+  let access;
   try {
+    access = await getJson("/access", {}, "");
     agents = (await getJson("/agents", {}, "")).agents;
   } catch (error) {
-    showLogin(error.status === 401 ? "That token was refused: paste the one in " +
-      "$MEMDIR_HOME/api-token." : describeError(error));
+    showLogin(error.status === 401 ? REFUSED : describeError(error));
     return;
   }
-  fillAgents(agents);
+  fillAgents(agents, access.agent);
   byId("login").hidden = true;
   byId("workspace").hidden = false;
   byId("session-tools").hidden = false;
@@ -159,7 +170,7 @@ function initSession() {
     if (readToken()) connect();
   });
   window.addEventListener("memdir:unauthorized", () => {
-    showLogin("The server refused the token: paste the one in $MEMDIR_HOME/api-token.");
+    showLogin(REFUSED);
   });
 }
 

@@ -75,9 +75,19 @@ def embedding_text(kind: UnitKind, heading_path: tuple[str, ...], text: str) -> 
     return " > ".join(heading_path) + "\n\n" + content
 
 
+CHUNK_VECTOR_KEY = "chunk vector: mean of its blocks\n"
+"""What a chunk's cache key starts with: its vector is derived from its blocks'
+(``memdir.index.sync.chunk_vector``), not the model's reading of its text, so it must
+never be taken for (or from) the cached embedding of the same text."""
+
+
 def text_sha256(kind: UnitKind, heading_path: tuple[str, ...], text: str) -> str:
-    """The cache key of a span: sha256 of its embedding text."""
-    return hashlib.sha256(embedding_text(kind, heading_path, text).encode("utf-8")).hexdigest()
+    """The cache key of a span: sha256 of its embedding text (a chunk's prefixed with
+    ``CHUNK_VECTOR_KEY``)."""
+    key = embedding_text(kind, heading_path, text)
+    if kind == "chunk":
+        key = CHUNK_VECTOR_KEY + key
+    return hashlib.sha256(key.encode("utf-8")).hexdigest()
 
 
 class _Document:

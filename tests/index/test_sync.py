@@ -69,7 +69,8 @@ def test_add_change_rename_delete(tmp_path: Path, root: Path) -> None:
         first = _sync(store, embedder, root)
         assert (first.added, first.changed, first.deleted, first.unchanged) == (2, 0, 0, 0)
         assert first.units_written == store.stats().chunks + store.stats().blocks
-        assert first.embedded == first.units_written
+        assert first.embedded == store.stats().blocks  # chunks take their blocks' vectors
+        assert store.stats().vectors == first.units_written
         assert first.cache_hits == 0
         assert _paths(store, "tea") == {"MEMORY.md"}
 
@@ -131,9 +132,12 @@ def test_embedding_batches_span_files(tmp_path: Path) -> None:
         (root / f"f{n}.md").write_text(f"# File {n}\n\nparagraph {n} one\n\nparagraph {n} two\n")
     embedder = CountingEmbedder()
     with SqliteStore.open(tmp_path / "i.db") as store:
-        report = _sync(store, embedder, root, options=SyncOptions(batch_size=64))
-        assert report.embedded == len(embedder.texts) == 90
-        assert embedder.calls == 2  # 90 texts in batches of 64, across 30 files
+        report = _sync(store, embedder, root, options=SyncOptions(batch_size=32))
+        # the 60 blocks are embedded; the 30 chunks' vectors come from their blocks'
+        assert report.embedded == len(embedder.texts) == 60
+        assert all(text.startswith("paragraph") for text in embedder.texts)
+        assert embedder.calls == 2  # 60 texts in batches of 32, across 30 files
+        assert store.stats().vectors == 90
 
 
 def test_keyword_only_sync(tmp_path: Path, root: Path) -> None:

@@ -77,7 +77,7 @@ def embedding_text(kind: UnitKind, heading_path: tuple[str, ...], text: str) -> 
 
 CHUNK_VECTOR_KEY = "chunk vector: mean of its blocks\n"
 """What a chunk's cache key starts with: its vector is derived from its blocks'
-(``memdir.index.sync.chunk_vector``), not the model's reading of its text, so it must
+(``memdir.index.chunk_vectors``), not the model's reading of its text, so it must
 never be taken for (or from) the cached embedding of the same text."""
 
 

@@ -17,7 +17,6 @@ documented error boundary: they are collected in the report and never abort.
 
 from __future__ import annotations
 
-import bisect
 import hashlib
 import logging
 import os
@@ -31,13 +30,8 @@ import numpy.typing as npt
 
 from memdir.embeddings.base import Embedder
 from memdir.errors import EmbeddingError, InvalidInputError
-from memdir.index.chunking import (
-    ChunkingOptions,
-    Span,
-    chunk_markdown,
-    embedding_text,
-    text_sha256,
-)
+from memdir.index.chunk_vectors import derive_chunk_vectors
+from memdir.index.chunking import ChunkingOptions, chunk_markdown, embedding_text, text_sha256
 from memdir.progress import Progress, ProgressUpdate
 from memdir.store.contracts import (
     EmbedderIdentity,
@@ -151,15 +145,14 @@ def read_markdown(file: SourceFile, limit: int) -> tuple[bytes, str]:
 def units_of(source: str, path: str, text: str, options: ChunkingOptions) -> list[Unit]:
     """Chunk and block units of one file, each with the hash of its embedding text.
 
-    The lines a template seeded (``workspace.seeding.blank_seeded_lines``) are left out,
-    and so are the chunks of such a file that hold only its headings: a profile file
-    nobody has filled in yet holds nothing to search.
+    In a file memdir seeds from a template (USER.md, TOOLS.md, SOUL.md, ...) the template's
+    lines are left out (``workspace.seeding.blank_seeded_lines``) and only blocks are kept:
+    a chunk would span the left-out lines, and a hit must quote the file as it is.
     """
     blanked = blank_seeded_lines(path, text)
     spans = chunk_markdown(blanked, options)
     if blanked is not text:
-        blocks = sorted((s.start_line, s.end_line) for s in spans if s.kind == "block")
-        spans = [s for s in spans if s.kind == "block" or _holds_block(s, blocks)]
+        spans = [span for span in spans if span.kind == "block"]
     return [
         Unit(
             source=source,
@@ -173,11 +166,6 @@ def units_of(source: str, path: str, text: str, options: ChunkingOptions) -> lis
         )
         for span in spans
     ]
-
-
-def _holds_block(chunk: Span, blocks: list[tuple[int, int]]) -> bool:
-    at = bisect.bisect_left(blocks, (chunk.start_line, 0))
-    return at < len(blocks) and blocks[at][1] <= chunk.end_line
 
 
 class _Writer:
@@ -226,8 +214,7 @@ class _Writer:
         self.pending = []
 
     def _vectors(self, units: list[Unit]) -> dict[str, npt.NDArray[np.float32]] | None:
-        """Vectors by unit hash: blocks embedded (cache misses only), chunks derived from
-        the blocks they hold (``chunk_vector``), so each text goes through the model once."""
+        """Vectors by unit hash: blocks embedded (cache misses), chunks from their blocks'."""
         if self.embedder is None or self.identity is None:
             return None
         hashes = [u.sha256 for u in units]
@@ -255,27 +242,8 @@ class _Writer:
     def _chunk_vectors(
         self, chunks: list[Unit], units: list[Unit], found: dict[str, npt.NDArray[np.float32]]
     ) -> dict[str, npt.NDArray[np.float32]]:
-        """Each chunk's vector from its blocks' (embedding the chunk's own text where it
-        holds no block, which only a file of headings has)."""
-        by_file: dict[tuple[str, str], list[Unit]] = {}
-        for unit in units:
-            if unit.kind == "block":
-                by_file.setdefault((unit.source, unit.path), []).append(unit)
-        out: dict[str, npt.NDArray[np.float32]] = {}
-        alone: list[Unit] = []
-        for chunk in chunks:
-            inside = [
-                (b, found[b.sha256])
-                for b in by_file.get((chunk.source, chunk.path), [])
-                if b.sha256 in found
-                and b.start_line <= chunk.end_line
-                and chunk.start_line <= b.end_line
-            ]
-            vector = chunk_vector(chunk, inside)
-            if vector is None:
-                alone.append(chunk)
-            else:
-                out[chunk.sha256] = vector
+        """Chunk vectors from their blocks' (``chunk_vectors``); one holding none is embedded."""
+        out, alone = derive_chunk_vectors(chunks, units, found)
         if alone and self.embedder is not None and self.identity is not None:
             vectors = self.embedder.embed_documents([_embedding_input(u) for u in alone])
             _check_shape(vectors, len(alone), self.identity)
@@ -287,32 +255,6 @@ class _Writer:
     def _show_embedding(self) -> None:
         if self.progress is not None:
             self.progress(ProgressUpdate(EMBEDDING, self.report.embedded, self.to_embed, "units"))
-
-
-def chunk_vector(
-    chunk: Unit, blocks: list[tuple[Unit, npt.NDArray[np.float32]]]
-) -> npt.NDArray[np.float32] | None:
-    """A chunk's vector: the mean of the vectors of the blocks it holds, each weighted by
-    the characters of its lines inside the chunk, normalised (None when it holds none).
-
-    The bundled model mean-pools its token vectors too, and truncates its input at 256
-    word pieces, so a 400-token chunk embedded whole was read in part; its blocks cover all
-    of it, and embedding them alone halves the work of an index (docs/benchmarks.md).
-    """
-    total: npt.NDArray[np.float32] | None = None
-    for block, vector in blocks:
-        lines = block.text.split("\n")
-        first = max(chunk.start_line, block.start_line) - block.start_line
-        last = min(chunk.end_line, block.end_line) - block.start_line
-        weight = float(sum(len(line) + 1 for line in lines[first : last + 1]))
-        if weight <= 0.0:
-            continue
-        part = weight * np.asarray(vector, dtype=np.float32)
-        total = part if total is None else total + part
-    if total is None:
-        return None
-    norm = float(np.linalg.norm(total))
-    return (total / norm).astype(np.float32) if norm > 0.0 else None
 
 
 def _embedding_input(unit: Unit) -> str:

@@ -91,8 +91,8 @@ KEYWORD_ONLY = Calibration(cosine_weight=0.0, midpoint=0.373, slope=17.0)
 
 MODELS: dict[tuple[str, str], ModelCalibration] = {
     ("local", "all-MiniLM-L6-v2-onnx-int8"): ModelCalibration(
-        hybrid=Calibration(cosine_weight=0.78, midpoint=0.472, slope=53.0, familiar_shift=0.12),
-        vector=Calibration(cosine_weight=1.0, midpoint=0.492, slope=43.0, familiar_shift=0.12),
+        hybrid=Calibration(cosine_weight=0.78, midpoint=0.472, slope=53.0, familiar_shift=0.15),
+        vector=Calibration(cosine_weight=1.0, midpoint=0.492, slope=43.0, familiar_shift=0.15),
     ),
 }
 """Fitted constants per (provider, model) of the embedder."""

@@ -72,6 +72,8 @@ def blank_seeded_lines(path: str, text: str) -> str:
     if not seeded:
         return text  # the same object: nothing was blanked
     lines = text.split("\n")
+    if not any(line.strip() in seeded for line in lines):
+        return text  # the same object: nothing was blanked
     return "\n".join("" if line.strip() in seeded else line for line in lines)
 
 

@@ -29,6 +29,7 @@ from memdir.interfaces.http.mcp_endpoint import McpEndpoint
 from memdir.interfaces.http.memories import AgentMemories, MemoryOpener
 from memdir.interfaces.http.problems import PROBLEM_RESPONSES, install_problem_handlers
 from memdir.interfaces.http.routes import router
+from memdir.interfaces.http.transcripts import router as transcripts_router
 from memdir.interfaces.mcp import build_server
 from memdir.memory import Memory
 
@@ -106,6 +107,7 @@ def create_app(
     app.state.home = home_path
     install_problem_handlers(app)
     app.include_router(router)
+    app.include_router(transcripts_router)
     app.router.routes.append(Route("/mcp", endpoint=McpEndpoint(StreamableHTTPASGIApp(sessions))))
 
     @app.get("/health", tags=["health"])

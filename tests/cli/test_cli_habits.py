@@ -77,8 +77,8 @@ def test_index_status_prints_values_not_reprs(seeded: Path) -> None:
     assert "embedder" in out
     assert "hash" in out
     files = next(line for line in out.splitlines() if line.startswith("files "))
-    # the note and the four seeded profile files (USER, TOOLS, SOUL, IDENTITY.md)
-    assert files.split()[-1] == "5"
+    # the note and the two seeded profile files (USER.md, TOOLS.md)
+    assert files.split()[-1] == "3"
 
 
 def test_search_json_hits_carry_their_citation(seeded: Path) -> None:

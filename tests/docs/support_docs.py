@@ -5,6 +5,8 @@ comment on the line before it (invisible on GitHub):
 
     <!-- docs-test: server -->          run it while `memdir serve` answers (127.0.0.1:8765
                                         is rewritten to the test server's port)
+    <!-- docs-test: openclaw -->        the same, with OpenClaw on PATH (``.openclaw-env``
+                                        from scripts/setup-openclaw; skipped without it)
     <!-- docs-test: help "reason" -->   run each command line with --help appended: for
                                         commands that serve until stopped, need a model,
                                         a recorded session or data the checkout lacks
@@ -17,8 +19,9 @@ Every mode but ``server`` needs its reason, which the test report shows.
 ``bash``/``sh`` blocks of one file run in one bash session (``set -euo pipefail``,
 aliases on, as a reader's shell keeps its variables and aliases), ``python``
 blocks each in a fresh interpreter, ``json`` blocks holding ``mcpServers`` are
-started as an MCP client would start them, ``toml`` blocks are loaded as
-memdir.toml. ``text`` and untagged blocks are not run, but an untagged block
+started as an MCP client would start them, ``json`` blocks holding OpenClaw's
+``plugins.entries.memdir`` are checked against the plugin's configSchema, ``toml`` blocks
+are loaded as memdir.toml. ``text`` and untagged blocks are not run, but an untagged block
 whose lines look like commands is an error: tag it so it is run.
 """
 
@@ -35,7 +38,8 @@ ROOT = Path(__file__).resolve().parents[2]
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 GENERATED = {"cli.md"}  # help text generated from the code (tests/cli/test_cli_reference.py)
 SHELL = {"bash", "sh", "shell"}
-MODES = {"run", "server", "help", "fragment", "skip"}
+MODES = {"run", "server", "openclaw", "help", "fragment", "skip"}
+OPENCLAW_BIN = ROOT / ".openclaw-env" / "node_modules" / ".bin"
 _DIRECTIVE = re.compile(r"<!--\s*docs-test:\s*(?P<mode>[a-z]+)\s*(?P<reason>.*?)\s*-->", re.S)
 _COMMANDISH = re.compile(r"^(\$ )?(memdir|\.venv/bin/|python3? |curl |\./scripts/|pip )")
 

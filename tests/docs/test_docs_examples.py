@@ -39,6 +39,7 @@ from support_docs import (
     DOCS,
     GENERATED,
     MODES,
+    OPENCLAW_BIN,
     ROOT,
     SHELL,
     Block,
@@ -243,8 +244,10 @@ def test_block_works_as_written(
     if block.mode == "skip":
         pytest.skip(f"{block.where}: {block.reason}")
     if block.language == "json" and "mcpServers" not in block.code:
-        json.loads(block.code)  # an example document: it must at least be JSON
+        check_openclaw_config(json.loads(block.code))  # at least JSON; OpenClaw's: valid
         return
+    if block.mode == "openclaw" and not (OPENCLAW_BIN / "openclaw").exists():
+        pytest.skip(f"{block.where}: OpenClaw is not installed (run scripts/setup-openclaw)")
     base = tmp_path_factory.getbasetemp() / "docs"
     sandbox = sandbox_for(sandboxes, block.doc, base)
     if block.mode == "fragment":
@@ -277,9 +280,11 @@ def run_shell_block(block: Block, sandbox: Sandbox) -> None:
             assert ok, f"{block.where}: `{line}` failed:\n{output}"
             assert "usage" in output.lower(), f"{block.where}: `{line}` printed no help"
         return
-    if block.mode == "server":
+    if block.mode in ("server", "openclaw"):
         sandbox.start_server()
         code = sandbox.for_server(code)
+    if block.mode == "openclaw":  # OpenClaw's CLI under the Node it needs
+        code = f'export PATH="{OPENCLAW_BIN}:$PATH"\n{code}'
     ok, output = sandbox.run_shell(code)
     assert ok, f"{block.where} failed:\n{output}"
     assert "Traceback" not in output, f"{block.where}:\n{output}"
@@ -288,6 +293,20 @@ def run_shell_block(block: Block, sandbox: Sandbox) -> None:
         assert '"status":4' not in compact, output
         assert '"status":5' not in compact, output
     connect_recorded_claude_servers(block, sandbox)
+
+
+def check_openclaw_config(document: object) -> None:
+    """An ``openclaw.json`` example: the memdir plugin in the memory slot, its settings valid
+    against the plugin's own configSchema (what OpenClaw checks them with)."""
+    plugins = document.get("plugins", {}) if isinstance(document, dict) else {}
+    entry = plugins.get("entries", {}).get("memdir")
+    if entry is None:
+        return
+    import jsonschema
+
+    manifest = json.loads((ROOT / "integrations/openclaw/openclaw.plugin.json").read_text())
+    jsonschema.validate(entry.get("config", {}), manifest["configSchema"])
+    assert plugins["slots"]["memory"] == manifest["id"]
 
 
 def run_python_block(block: Block, sandbox: Sandbox) -> None:

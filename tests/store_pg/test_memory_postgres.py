@@ -23,12 +23,12 @@ def test_sync_search_and_rebuild_on_postgres(
         memory.append_daily("We chose PostgreSQL for the billing service.")
         memory.append_daily("The cat is called Whiskerino.")
         report = memory.sync()
-        assert report.added == 5  # the note and the seeded USER, TOOLS, SOUL, IDENTITY.md
+        assert report.added == 3  # the note and the seeded USER.md and TOOLS.md
         hits = memory.search("which database for billing")
         assert hits.hits[0].text.endswith("We chose PostgreSQL for the billing service.")
-        assert memory.index_status().files == 5
+        assert memory.index_status().files == 3
         rebuilt = memory.rebuild()
-        assert rebuilt.added == 5
+        assert rebuilt.added == 3
         again = memory.search("which database for billing")
         assert [h.citation for h in again] == [h.citation for h in hits]
 

@@ -9,7 +9,7 @@ import pytest
 
 from memdir.workspace import Workspace
 
-SEEDED = frozenset({"IDENTITY.md", "SOUL.md", "TOOLS.md", "USER.md"})
+SEEDED = frozenset({"TOOLS.md", "USER.md"})
 
 
 def _relpaths(workspace: Workspace) -> list[str]:
@@ -32,7 +32,8 @@ def test_discovers_memory_files_recursively_and_sorted(global_ws: Workspace) -> 
     found = [item.relpath for item in global_ws.discover_memory_files()]
     assert found == sorted(found)
     seeded = [p.name for p in global_ws.root.glob("*.md")]
-    knowledge = [p for p in seeded if p not in ("AGENTS.md", "BOOTSTRAP.md", "HEARTBEAT.md")]
+    prompt_only = ("AGENTS.md", "BOOTSTRAP.md", "HEARTBEAT.md", "SOUL.md", "IDENTITY.md")
+    knowledge = [p for p in seeded if p not in prompt_only]
     assert found == sorted(
         [
             *knowledge,

@@ -21,8 +21,11 @@ logger = logging.getLogger(__name__)
 MEMORY_FILE = "MEMORY.md"
 LOWERCASE_MEMORY_FILE = "memory.md"
 MEMORY_FOLDERS = ("memory", "learnings")
-INSTRUCTION_FILES = frozenset({"AGENTS.md", "BOOTSTRAP.md", "HEARTBEAT.md"})
-"""Top-level files that tell the agent how to work, not what it knows: never indexed."""
+INSTRUCTION_FILES = frozenset(
+    {"AGENTS.md", "BOOTSTRAP.md", "HEARTBEAT.md", "SOUL.md", "IDENTITY.md"}
+)
+"""Top-level files that tell the agent how to work and who it is, not what it knows (the
+prompt carries them whole): never indexed."""
 INSTRUCTION_FOLDERS = ("skills",)
 """Folders of instructions (skills the prompt lists), not memory: never indexed unless
 named in ``extra``."""
@@ -118,8 +121,9 @@ def _top_file(base: Path, name: str) -> MemoryFile | None:
 
 def discover_memory_files(root: Path, extra: Sequence[str] = ()) -> list[MemoryFile]:
     """Every Markdown file of the workspace that holds memory, sorted: MEMORY.md, USER.md,
-    ``memory/**``, ``learnings/**``, notes in any folder; not the instruction files
-    (AGENTS.md, BOOTSTRAP.md, HEARTBEAT.md) nor ``skills/``, unless ``extra`` names them.
+    TOOLS.md, ``memory/**``, ``learnings/**``, notes in any folder; not the instruction and
+    persona files (AGENTS.md, BOOTSTRAP.md, HEARTBEAT.md, SOUL.md, IDENTITY.md) nor
+    ``skills/``, unless ``extra`` names them.
 
     ``memory.md`` counts as well when it is not MEMORY.md itself (a case-insensitive
     file system names one file both ways). ``extra`` holds workspace-relative folders

@@ -47,6 +47,7 @@ from memdir.interfaces.http.memories import AgentMemories, MemoryOpener
 from memdir.interfaces.http.problems import PROBLEM_RESPONSES, install_problem_handlers
 from memdir.interfaces.http.routes import router
 from memdir.interfaces.http.sessions import McpSessions
+from memdir.interfaces.http.transcripts import router as transcripts_router
 from memdir.interfaces.mcp import build_server
 from memdir.memory import Memory
 from memdir.version import __version__
@@ -159,6 +160,7 @@ def create_app(
     app.state.mcp_sessions = mcp_sessions
     install_problem_handlers(app)
     app.include_router(router)
+    app.include_router(transcripts_router)
     app.router.routes.append(Route("/mcp", endpoint=McpEndpoint(mcp_sessions)))
 
     @app.get("/health", tags=["health"])

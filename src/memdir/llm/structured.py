@@ -62,7 +62,8 @@ def _first_embedded_object(text: str) -> dict[str, Any] | None:
 
 def sent_schema(schema: type[pydantic.BaseModel]) -> dict[str, Any]:
     """The JSON schema of ``schema`` as sent to a model: every object closed."""
-    return _closed(schema.model_json_schema())
+    closed: dict[str, Any] = _closed(schema.model_json_schema())
+    return closed
 
 
 def _closed(node: Any) -> Any:

@@ -98,7 +98,7 @@ def test_valid_first_reply_needs_one_call() -> None:
     assert entry == Entry(should_update=True, daily_entry="met Bo")
     assert messages == before
     (call,) = model.calls
-    assert call.response_schema == Entry.model_json_schema()
+    assert call.response_schema == {**Entry.model_json_schema(), "additionalProperties": False}
     assert call.max_tokens == 300
     assert len(call.messages) == 2
     assert call.messages[0].content.startswith("You curate memory.\n\n")
@@ -159,3 +159,20 @@ def test_function_model_sees_the_schema() -> None:
 
     entry = complete_structured(ScriptedChatModel(answer), [Message("user", "x")], Entry)
     assert entry == Entry(should_update=False)
+
+
+def test_the_schema_sent_closes_every_object_but_parsing_stays_tolerant() -> None:
+    class Item(pydantic.BaseModel):
+        text: str
+
+    class Listing(pydantic.BaseModel):
+        items: list[Item]
+
+    from memdir.llm.structured import parse_structured, sent_schema
+
+    schema = sent_schema(Listing)
+    assert schema["additionalProperties"] is False
+    assert schema["$defs"]["Item"]["additionalProperties"] is False
+    assert "additionalProperties" not in Listing.model_json_schema()  # the model's own is kept
+    parsed = parse_structured('{"items": [{"text": "a", "extra": 1}], "more": 2}', Listing)
+    assert parsed == Listing(items=[Item(text="a")])

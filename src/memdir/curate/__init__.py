@@ -13,8 +13,9 @@
 
 Every rewrite of MEMORY.md or USER.md goes through the loss guard (``guard``).
 Without a model every feature works at a documented lower quality (see each
-module's docstring and docs/curation.md). This layer imports llm/ and
-workspace/ only; facts are stored through a callback, never imported.
+module's docstring and docs/curation.md). This layer imports llm/, workspace/
+and the text rules of facts/ (credential redaction, how two statements compare);
+facts are stored through a callback, never through the facts store.
 """
 
 from __future__ import annotations

@@ -39,7 +39,7 @@ _NOT_SLUG = re.compile(r"[^a-z0-9]+")
 class SessionSlug(pydantic.BaseModel):
     """The model's name for a conversation: one or two words."""
 
-    slug: str
+    slug: str = pydantic.Field(max_length=MAX_SLUG_CHARS)
 
 
 @dataclass(frozen=True)

@@ -2,7 +2,10 @@
 repair once, and fail with a clear ``StructuredOutputError``.
 
 ``complete_structured()`` has no side effects besides its (at most two) model
-calls: the caller's messages are never modified.
+calls: the caller's messages are never modified. The schema it sends closes every
+object (``additionalProperties: false``), so a server that constrains its output to
+the schema (vLLM, llama.cpp, mistral.rs) ends the object after the fields asked for;
+parsing stays tolerant of extra keys all the same.
 """
 
 from __future__ import annotations
@@ -57,9 +60,26 @@ def _first_embedded_object(text: str) -> dict[str, Any] | None:
     return None
 
 
+def sent_schema(schema: type[pydantic.BaseModel]) -> dict[str, Any]:
+    """The JSON schema of ``schema`` as sent to a model: every object closed."""
+    closed: dict[str, Any] = _closed(schema.model_json_schema())
+    return closed
+
+
+def _closed(node: Any) -> Any:
+    if isinstance(node, dict):
+        closed = {key: _closed(value) for key, value in node.items()}
+        if closed.get("type") == "object" and "properties" in closed:
+            closed.setdefault("additionalProperties", False)
+        return closed
+    if isinstance(node, list):
+        return [_closed(item) for item in node]
+    return node
+
+
 def describe_schema(schema: type[pydantic.BaseModel]) -> str:
     """The instruction that asks for one JSON object matching ``schema``."""
-    schema_json = json.dumps(schema.model_json_schema(), indent=None, sort_keys=True)
+    schema_json = json.dumps(sent_schema(schema), indent=None, sort_keys=True)
     return (
         "Reply with exactly one JSON object that matches this JSON schema, and nothing "
         "else: no prose, no code fences.\n"
@@ -82,7 +102,7 @@ def complete_structured(
     ``StructuredOutputError`` is raised. Other ``ChatModelError``s (including
     ``ContextLengthError``) pass through unchanged.
     """
-    json_schema = schema.model_json_schema()
+    json_schema = sent_schema(schema)
     prompt = with_schema_instruction(messages, describe_schema(schema))
     first = model.complete(prompt, response_schema=json_schema, max_tokens=max_tokens)
     result = parse_structured(first.text, schema)

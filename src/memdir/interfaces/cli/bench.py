@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -153,11 +153,23 @@ def calibrate(
     typer.echo(json.dumps(result, indent=1))
 
 
+PairsEmbedderOption = Annotated[
+    str, typer.Option("--embedder", help="local (the bundled model) or none (keyword-only).")
+]
+
+
+def _pairs_embedder(name: str) -> Any:
+    """The embedder of the pair benchmarks: the bundled model, or None (keyword-only)."""
+    if name not in ("local", "none"):
+        raise typer.BadParameter(f"unknown --embedder {name!r}; use local or none")
+    from memdir.embeddings import create_embedder
+
+    return create_embedder(name) if name == "local" else None
+
+
 @app.command("updates")
 def updates(
-    embedder: Annotated[
-        str, typer.Option(help="local (the bundled model) or none (keyword-only).")
-    ] = "local",
+    embedder: PairsEmbedderOption = "local",
     held_out: Annotated[
         bool,
         typer.Option("--held-out", help="The pairs written after the rules were, run once."),
@@ -169,12 +181,9 @@ def updates(
     into fresh memories through the heuristic fact decider and prints update recall,
     supersession precision and the pairs it got wrong (docs/benchmarks.md).
     """
-    if embedder not in ("local", "none"):
-        raise typer.BadParameter(f"unknown --embedder {embedder!r}; use local or none")
+    model = _pairs_embedder(embedder)
     from memdir.bench.updates import run_updates
-    from memdir.embeddings import create_embedder
 
-    model = create_embedder(embedder) if embedder == "local" else None
     with show_progress("memdir bench updates") as progress:
         result = run_updates(model, progress=_counting(progress, "pairs"), held_out=held_out)
     typer.echo(json.dumps(result, indent=1))
@@ -182,9 +191,7 @@ def updates(
 
 @app.command("curation")
 def curation(
-    embedder: Annotated[
-        str, typer.Option(help="local (the bundled model) or none (keyword-only).")
-    ] = "local",
+    embedder: PairsEmbedderOption = "local",
     held_out: Annotated[
         bool,
         typer.Option("--held-out", help="The part of the set set aside, never tuned on."),
@@ -196,12 +203,9 @@ def curation(
     and prints recall and precision of extraction, of supersessions, of near-duplicate
     recognition, and what consolidation promotes (docs/curation.md).
     """
-    if embedder not in ("local", "none"):
-        raise typer.BadParameter(f"unknown --embedder {embedder!r}; use local or none")
+    model = _pairs_embedder(embedder)
     from memdir.bench.curation import run_curation
-    from memdir.embeddings import create_embedder
 
-    model = create_embedder(embedder) if embedder == "local" else None
     with show_progress("memdir bench curation") as progress:
         result = run_curation(model, progress=_counting(progress, "pairs"), held_out=held_out)
     typer.echo(json.dumps(result, indent=1))

@@ -100,7 +100,13 @@ def search(
     first_vectors = nearest.get("block", [])
     blocks = Signals(block_words, first_vectors)
     chunks = Signals(chunk_words, nearest.get("chunk", []))
-    block_weight = keyword_strength(store, keywords, blocks, options)
+    # how much of the query each keyword candidate block holds: for fusion and confidence
+    block_coverage = (
+        store.keyword_coverage(keywords, [item.unit_id for item in block_words])
+        if keywords
+        else None
+    )
+    block_weight = keyword_strength(store, keywords, blocks, options, block_coverage)
     block_scores, block_parts = fuse_signals(blocks, options, block_weight)
     chunk_scores, _ = fuse_signals(
         chunks, options, keyword_strength(store, keywords, chunks, options)
@@ -126,7 +132,7 @@ def search(
         retired = retired_of({(u.source, u.path) for u in units.values()})
     candidates = apply_lifecycle(candidates, retired, options.include_history)
     evidence = measure_evidence(
-        store, keywords, current_only(block_words, units, retired),
+        block_coverage, current_only(block_words, units, retired),
         current_only(first_vectors, units, retired), vector is not None,
     )  # fmt: skip
     evidence = replace(evidence, unseen_names=unseen_names(store, text, sources))
@@ -161,20 +167,20 @@ def search(
 
 
 def measure_evidence(
-    store: IndexReader,
-    query: KeywordQuery,
+    coverage: dict[int, float] | None,
     block_words: list[ScoredId],
     block_vectors: list[ScoredId],
     embedded: bool,
 ) -> Evidence:
     """The query's best absolute evidence (``memdir.search.calibration``): the top block
     cosine (None without a query vector) and the largest share of the query's information
-    a keyword candidate block holds (None when the store cannot measure it)."""
+    a keyword candidate block holds, from ``coverage`` (``IndexReader.keyword_coverage`` of
+    the keyword candidates; None when the store cannot measure it or the query has no
+    words)."""
     cosine = max((item.score for item in block_vectors), default=0.0) if embedded else None
-    coverage = (
-        store.keyword_coverage(query, [item.unit_id for item in block_words]) if query else None
-    )
-    keyword = None if coverage is None else max(coverage.values(), default=0.0)
+    if coverage is None:
+        return Evidence(cosine=cosine, keyword=None)
+    keyword = max((coverage.get(item.unit_id, 0.0) for item in block_words), default=0.0)
     return Evidence(cosine=cosine, keyword=keyword)
 
 
@@ -337,7 +343,11 @@ def expand_query(
 
 
 def keyword_strength(
-    store: IndexReader, query: KeywordQuery, signals: Signals, options: SearchOptions
+    store: IndexReader,
+    query: KeywordQuery,
+    signals: Signals,
+    options: SearchOptions,
+    coverage: dict[int, float] | None = None,
 ) -> float:
     """How much one kind's keyword list may weigh in fusion, from 0 to 1.
 
@@ -347,11 +357,13 @@ def keyword_strength(
     follows the largest share of the query's information one keyword candidate holds
     (``IndexReader.keyword_coverage``): nothing up to ``keyword_gate[0]``, all of it from
     ``keyword_gate[1]``, linear between. Without a vector list, or where the store cannot
-    measure coverage, keywords keep their whole weight.
+    measure coverage, keywords keep their whole weight. ``coverage``, when the caller has
+    it already, is that of the keyword list's units.
     """
     if options.keyword_gate is None or not signals.keyword or not signals.vector:
         return 1.0
-    coverage = store.keyword_coverage(query, [item.unit_id for item in signals.keyword])
+    if coverage is None:
+        coverage = store.keyword_coverage(query, [item.unit_id for item in signals.keyword])
     if coverage is None:
         return 1.0
     low, high = options.keyword_gate

@@ -13,6 +13,7 @@ import os
 import threading
 import time
 from collections.abc import Callable, Mapping
+from contextlib import closing
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -488,7 +489,12 @@ class Memory:
         )  # fmt: skip
         self.facts.sync()
         for source in sources:  # the other workspaces a search reads: their facts too
-            if source != source_of(self.agent_id):
+            if source == source_of(self.agent_id):
+                continue
+            if all_agents:  # every agent's: one at a time, closed after (open files stay few)
+                with closing(self._open_facts(source)) as book:
+                    book.sync()
+            else:
                 self._facts_of(source).sync()
         self.freshness.synced(sources, started)
         return report

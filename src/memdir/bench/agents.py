@@ -227,6 +227,8 @@ def run_agents(
         for kind, values in client.times.items():
             times[kind].extend(values)
     report.latency_ms = {kind: _latency(values) for kind, values in sorted(times.items())}
+    for client in clients:
+        client.http.close()
     server.terminate()
     try:
         server.wait(timeout=30)
@@ -250,8 +252,8 @@ def _start_server(home: Path, file_limit: int, max_open: int | None, embedder: s
     def limit_files() -> None:
         resource.setrlimit(resource.RLIMIT_NOFILE, (file_limit, file_limit))
 
-    log = (workdir / "server.log").open("wb")
-    server = subprocess.Popen(command, env=env, stdout=log, stderr=log, preexec_fn=limit_files)
+    with (workdir / "server.log").open("wb") as log:  # the server keeps its own copy
+        server = subprocess.Popen(command, env=env, stdout=log, stderr=log, preexec_fn=limit_files)
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline:

@@ -50,7 +50,8 @@ class RestServer:
             self.process.wait()
 
 
-def _free_port() -> int:
+def free_port() -> int:
+    """A loopback port nobody listens on now."""
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
         sock.bind(("127.0.0.1", 0))
         return int(sock.getsockname()[1])
@@ -58,7 +59,7 @@ def _free_port() -> int:
 
 def start_rest_server(home: Path, *, watch: bool = False) -> RestServer:
     """Start a server on ``home`` (hash embedder; the file watcher only with ``watch``)."""
-    port = _free_port()
+    port = free_port()
     command = [sys.executable, "-m", "memdir.interfaces.http", "--home", str(home),
                "--port", str(port), "--embedder", "hash"]  # fmt: skip
     if not watch:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
+from contextlib import closing
 from pathlib import Path
 from typing import TypeVar
 
@@ -145,7 +146,12 @@ class Indexer:
         )  # fmt: skip
         self.stores.facts(self.source).sync()
         for source in synced:  # the other workspaces a search reads: their facts too
-            if source != self.source:
+            if source == self.source:
+                continue
+            if all_agents:  # every agent's: one at a time, closed after (open files stay few)
+                with closing(self.stores.open_facts(source)) as book:
+                    book.sync()
+            else:
                 self.stores.facts(source).sync()
         self.freshness.synced(synced, started)
         return report

@@ -127,6 +127,10 @@ class Stores:
                 book = self._books[source] = self._open_facts(source)
             return book
 
+    def open_facts(self, source: str) -> FactBook:
+        """The facts of ``source`` on a store of their own, for the caller to close."""
+        return self._open_facts(source)
+
     def _open_facts(self, source: str) -> FactBook:
         store = self.backend.open_facts(source)
         workspace = Workspace(self.home.root, agent_of(source))

@@ -232,6 +232,49 @@ def credentials(
         raise typer.Exit(1)
 
 
+@app.command("agents")
+def agents(
+    count: Annotated[int, typer.Option("--agents", help="Distinct agent ids.", min=1)] = 2000,
+    threads: Annotated[int, typer.Option(help="Client threads.", min=1, max=64)] = 4,
+    rounds: Annotated[
+        int, typer.Option(help="Visits of every agent (the later ones do not write).", min=1)
+    ] = 1,
+    writes: Annotated[
+        bool, typer.Option("--writes/--no-writes", help="Each agent writes a note first.")
+    ] = True,
+    file_limit: Annotated[
+        int, typer.Option(help="The server's open-file limit (ulimit -n).", min=64)
+    ] = 1024,
+    max_open_workspaces: Annotated[
+        int | None,
+        typer.Option(help="server.max_open_workspaces for the server (default: its setting)."),
+    ] = None,
+    embedder: Annotated[
+        str | None,
+        typer.Option(help="embeddings.provider for the server (default: the configured one)."),
+    ] = None,
+    workdir: Annotated[
+        Path | None, typer.Option(help="Where the throwaway home goes (default: a temp folder).")
+    ] = None,
+) -> None:
+    """Thousands of agent ids through REST and MCP against `memdir serve` under a file limit:
+    prints errors (target 0), expected refusals, latencies, and the server's memory and open
+    files as the agents go by (docs/reliability.md, "Many agents"). Exits 1 on any error."""
+    import tempfile
+
+    from memdir.bench.agents import as_json, run_agents
+
+    with tempfile.TemporaryDirectory(prefix="memdir-agents-") as temp:
+        report = run_agents(
+            workdir or Path(temp), agents=count, threads=threads, file_limit=file_limit,
+            max_open_workspaces=max_open_workspaces, embedder=embedder, rounds=rounds,
+            writes=writes, progress=_to_stderr,
+        )  # fmt: skip
+    typer.echo(as_json(report))
+    if report.wrong:
+        raise typer.Exit(1)
+
+
 STORES = ("sqlite", "postgres", "both")
 
 

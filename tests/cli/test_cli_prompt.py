@@ -194,6 +194,8 @@ def test_extra_paths_are_indexed(home: Path) -> None:
     (root / "projects" / "billing" / "plan.md").write_text("# Plan\n\nMigrate invoices to Rust.\n")
     code, out = run(home, "search", "invoices Rust")
     assert "plan.md" not in out
+    # a file written by hand is seen after the next full sync (a new process's first search)
+    assert run(home, "--set", "index.extra_paths=projects", "index", "sync")[0] == 0
     code, out = run(home, "--set", "index.extra_paths=projects", "search", "invoices Rust")
     assert code == 0
     assert "projects/billing/plan.md:" in out

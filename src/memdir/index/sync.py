@@ -21,7 +21,7 @@ import hashlib
 import logging
 import os
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -167,7 +167,9 @@ class _Writer:
         options: SyncOptions,
         report: SyncReport,
         progress: Progress | None = None,
+        known: Mapping[str, npt.NDArray[np.float32]] | None = None,
     ) -> None:
+        self.known = known or {}  # vectors the caller computed, by embedding-text hash
         self.store = store
         self.embedder = embedder
         self.identity = identity_of(embedder) if embedder is not None else None
@@ -208,6 +210,7 @@ class _Writer:
         hashes = [u.sha256 for u in units]
         found = self.store.cached_vectors(self.identity, hashes)
         self.report.cache_hits += sum(1 for h in hashes if h in found)
+        found.update({h: self.known[h] for h in hashes if h not in found and h in self.known})
         todo = {u.sha256: u for u in units if u.sha256 not in found}
         keys = list(todo)
         self.to_embed += len(keys)
@@ -311,11 +314,14 @@ def sync_paths(
     files: Sequence[SourceFile],
     *,
     options: SyncOptions | None = None,
+    vectors: Mapping[str, npt.NDArray[np.float32]] | None = None,
 ) -> SyncReport:
     """Bring just ``files`` up to date (a listed file that no longer exists leaves the index).
 
     For the few files a process has just written: no walk of the workspace, no
-    look at the other files of their sources, no vector graph build.
+    look at the other files of their sources, no vector graph build. ``vectors`` are
+    vectors the writer computed already, by the hash of their embedding text (a saved
+    fact's text is its line's block): they are not embedded again.
     """
     started = time.perf_counter()
     opts = options or SyncOptions()
@@ -329,7 +335,7 @@ def sync_paths(
     candidates, seen, stale = _stat_files(present, known, report, None)
     gone = {key: stamp for key, stamp in known.items() if key not in seen}
     step = _Step(done=0, total=len(files), report=None)
-    writer = _Writer(store, embedder, opts, report, None)
+    writer = _Writer(store, embedder, opts, report, None, vectors)
     stale += _sync_candidates(store, writer, candidates, known, gone, opts, step)
     store.delete_files([*gone, *stale])
     report.deleted = len(gone)

@@ -17,7 +17,7 @@ from memdir.bench.writers import BulkHashEmbedder, note_file
 from memdir.embeddings.base import HashEmbedder
 from memdir.errors import DependencyError
 from memdir.index import ChunkingOptions, embedding_text
-from memdir.index.sync import units_of
+from memdir.index.units import units_of
 from memdir.interfaces.cli import app
 
 runner = CliRunner()

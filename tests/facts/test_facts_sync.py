@@ -82,7 +82,7 @@ def test_hand_written_lines_are_picked_up(book: FactBook) -> None:
     )
     assert book.sync().added == 1
     fact = book.get("f-hand000001")
-    assert (fact.text, fact.category, fact.importance, fact.source) == (
+    assert (fact.text, fact.category, fact.importance, fact.citation) == (
         "I like jasmine tea", "fact", 5, "memory/2026-02-01.md:3",
     )  # fmt: skip
 

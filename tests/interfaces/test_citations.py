@@ -105,9 +105,11 @@ def test_no_two_hits_share_a_citation_across_workspaces(coder: Memory) -> None:
     citations = [hit.citation for hit in results.hits]
     assert len(citations) == len(set(citations))
     assert {hit.source for hit in results.hits} == {"global", "agent:coder", "agent:writer"}
-    for hit in results.hits:
+    for hit in results.hits:  # one path per hit: the citation's, prefixed for elsewhere
         prefix = "" if hit.source == "agent:coder" else f"{hit.source}:"
-        assert hit.citation == f"{prefix}{hit.path}:{hit.start_line}-{hit.end_line}"
+        assert hit.path.startswith(prefix)
+        assert not hit.path[len(prefix) :].startswith(("global:", "agent:"))
+        assert hit.citation == f"{hit.path}:{hit.start_line}-{hit.end_line}"
 
 
 def test_plain_path_reads_own_file_then_falls_back_to_the_global_one(coder: Memory) -> None:

@@ -53,8 +53,9 @@ def populated(home: Path) -> tuple[list[object], list[object]]:
         memory.write_file("memory/projects.md", "# Projects\n\n## Billing\n\nUses Stripe.\n")
         memory.save("The user prefers green tea in the morning.")
         memory.save("The user's dog is called Pixel.")
-        memory.sync()
-        before = (hits_of(memory, "billing PostgreSQL"), fact_rows(memory))
+        memory.rebuild()  # what a rebuild gives (neighbours are found by unit id: an index
+        before = (hits_of(memory, "billing PostgreSQL"), fact_rows(memory))  # built by parts
+        # numbers its units in another order)
     db = home / "index" / "memdir.db"
     for companion in db.parent.glob("memdir.db-*"):
         companion.unlink()  # a checkpointed, closed database: all of it is in the main file

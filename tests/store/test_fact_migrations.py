@@ -45,7 +45,10 @@ def _v1_database(path: Path) -> None:
 def test_f002_keeps_the_facts_and_scopes_their_ids(tmp_path: Path) -> None:
     path = tmp_path / "memdir.db"
     _v1_database(path)
-    with SqliteFactStore.open(path) as shared, SqliteFactStore.open(path, scope="agent:a") as agent:
+    with (
+        SqliteFactStore.open(path) as shared,
+        SqliteFactStore.open(path, source="agent:a") as agent,
+    ):
         kept = shared.get_facts(["f-aaaaaaaaaa"])["f-aaaaaaaaaa"]
         assert (kept.text, kept.access_count) == ("The sky is blue", 4)
         assert shared.vector_shas() == {"f-aaaaaaaaaa": "sha"}

@@ -41,12 +41,12 @@ def open_book(backend: str, request: pytest.FixtureRequest, home: Path) -> Itera
     """``open_book(agent=None, embedder=HashEmbedder(64), clock=None)`` on ``backend``."""
     books: list[FactBook] = []
 
-    def make_store(scope: str) -> FactStore:
+    def make_store(source: str) -> FactStore:
         if backend == "postgres":
             server: TestServer = request.getfixturevalue("pg_server")
             schema: str = request.getfixturevalue("pg_schema")
-            return PostgresFactStore.open(server.dsn, schema=schema, scope=scope)
-        return SqliteFactStore.open(home / "index" / "memdir.db", scope=scope)
+            return PostgresFactStore.open(server.dsn, schema=schema, source=source)
+        return SqliteFactStore.open(home / "index" / "memdir.db", source=source)
 
     def make(
         agent: str | None = None,
@@ -224,7 +224,7 @@ def test_a_fact_id_from_another_workspace_changes_only_the_writer(open_book: Ope
     assert alice.sync().added == 1
     alice.recall("support page")  # records an access in alice's scope only
     got = shared.get(fact.id)
-    assert (got.text, got.source, got.access_count) == (fact.text, fact.source, 0)
+    assert (got.text, got.citation, got.access_count) == (fact.text, fact.citation, 0)
     for book in (shared, open_book()):  # a second store sees the same
         assert _texts(book, "support page") == [fact.text]
         assert "evil" not in book.prompt_block()
@@ -305,8 +305,8 @@ def test_store_level_upserts_are_idempotent_and_vectors_cascade(
 def test_invalid_scope_and_closed_store_are_clear_errors(
     pg_server: TestServer, pg_schema: str
 ) -> None:
-    with pytest.raises(InvalidInputError, match="scope"):
-        PostgresFactStore.open(pg_server.dsn, schema=pg_schema, scope="agent:../x")
+    with pytest.raises(InvalidInputError, match="source"):
+        PostgresFactStore.open(pg_server.dsn, schema=pg_schema, source="agent:../x")
     store = PostgresFactStore(pg_server.dsn, schema=pg_schema)
     with pytest.raises(StoreError, match="not open"):
         store.list_facts(FactFilter())
@@ -326,7 +326,7 @@ def test_retired_lines_name_superseded_and_forgotten_facts_of_each_scope(
     assert new.superseded is not None
     assert gone.fact is not None
     lines = shared.store.retired_lines(["global", "agent:coder"])
-    found = {(r.scope, r.kind, r.fact_id) for r in lines}
+    found = {(r.source, r.kind, r.fact_id) for r in lines}
     assert found == {
         ("global", "superseded", old.fact.id),
         ("agent:coder", "forgotten", gone.fact.id),

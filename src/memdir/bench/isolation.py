@@ -57,7 +57,7 @@ def run_isolation(home: Path, facts: int = 20) -> IsolationCounts:
 
 def _state(memory: Memory) -> dict[str, tuple[object, ...]]:
     every = memory.list_facts(include_superseded=True, include_forgotten=True)
-    return {f.id: (f.text, f.source, f.valid_to, f.forgotten) for f in every}
+    return {f.id: (f.text, f.citation, f.valid_to, f.forgotten) for f in every}
 
 
 def _attack(shared: Memory, mallory: Memory, ids: list[str]) -> None:

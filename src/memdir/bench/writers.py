@@ -27,7 +27,8 @@ import numpy as np
 from memdir.bench.notes import render_note
 from memdir.embeddings.base import HashEmbedder, Vectors
 from memdir.index import ChunkingOptions, embedding_text
-from memdir.index.sync import identity_of, units_of
+from memdir.index.sync import identity_of
+from memdir.index.units import units_of
 from memdir.store import FileStamp, FileWrite, SqliteStore
 
 StoreName = Literal["sqlite", "postgres"]

@@ -31,9 +31,7 @@ from memdir.tools import (
     ToolHost,
     ToolSpec,
     parse_arguments,
-    render_forget,
-    render_recall,
-    render_save,
+    runners,
 )
 
 
@@ -103,21 +101,6 @@ SAVE_SESSION = "Save the current conversation under a session id so it can be lo
 LOAD_SESSION = "Replace the current conversation with the one saved under a session id."
 
 
-def _remember(memory: ToolHost, args: MemorySaveArgs) -> str:
-    return render_save(
-        memory.save(args.content, category=args.category, importance=args.importance)
-    )
-
-
-def _recall(memory: ToolHost, args: MemoryRecallArgs) -> str:
-    facts = memory.recall(args.query, category=args.category, as_of=args.as_of, limit=args.limit)
-    return render_recall(args.query, facts)
-
-
-def _forget(memory: ToolHost, args: MemoryForgetArgs) -> str:
-    return render_forget(memory.forget(fact_id=args.fact_id, query=args.query, reason=args.reason))
-
-
 class MemoryToolkit:
     """Function tools over ``memory`` (and over ``agent_memory``'s session, when given)."""
 
@@ -127,9 +110,9 @@ class MemoryToolkit:
 
     def _specs(self) -> list[ToolSpec[Any]]:
         specs: list[ToolSpec[Any]] = [
-            ToolSpec("remember", REMEMBER, MemorySaveArgs, _remember, read_only=False),
-            ToolSpec("recall", RECALL, MemoryRecallArgs, _recall),
-            ToolSpec("forget", FORGET, MemoryForgetArgs, _forget, read_only=False),
+            ToolSpec("remember", REMEMBER, MemorySaveArgs, runners.run_save, read_only=False),
+            ToolSpec("recall", RECALL, MemoryRecallArgs, runners.run_recall),
+            ToolSpec("forget", FORGET, MemoryForgetArgs, runners.run_forget, read_only=False),
         ]
         if self.agent_memory is not None:
             specs += [

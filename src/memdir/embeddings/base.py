@@ -51,13 +51,17 @@ class HashEmbedder:
 
     provider = "hash"
 
-    def __init__(self, dimensions: int = 64) -> None:
+    def __init__(self, dimensions: int = 64, *, record: bool = False) -> None:
         if dimensions < 2:
             raise ValueError("dimensions must be at least 2")
         self.dimensions = dimensions
         self.model = f"hash-{dimensions}"
+        self.calls: list[tuple[str, ...]] | None = [] if record else None
+        """With ``record``: the texts of each ``embed_documents`` call, in order."""
 
     def embed_documents(self, texts: Sequence[str]) -> Vectors:
+        if self.calls is not None:
+            self.calls.append(tuple(texts))
         out = np.zeros((len(texts), self.dimensions), dtype=np.float32)
         for row, text in enumerate(texts):
             for word in _TOKEN.findall(text.lower()):

@@ -17,10 +17,18 @@ from memdir.facts.decide import DecideFn
 from memdir.facts.recall import RecalledFact, RecallFloor, list_facts, recall
 from memdir.facts.render import format_facts_for_prompt, top_salient_facts
 from memdir.facts.replay import FactSyncReport, rebuild_facts, sync_facts
-from memdir.facts.saving import FIND_FACT, Clock, SaveOutcome, forget, save_fact, utc_clock
+from memdir.facts.saving import (
+    FIND_FACT,
+    Clock,
+    SaveOutcome,
+    embed_fact,
+    forget,
+    save_fact,
+    utc_clock,
+)
 from memdir.home import Home, source_of
 from memdir.store.contracts import FactStore
-from memdir.store.fact_records import Fact
+from memdir.store.fact_records import Fact, Vector
 from memdir.store.open import StoreOptions, open_backend
 from memdir.workspace import Workspace
 
@@ -77,12 +85,21 @@ class FactBook:
         self.close()
 
     def save(
-        self, text: str, category: str | None = None, importance: int | None = None
+        self,
+        text: str,
+        category: str | None = None,
+        importance: int | None = None,
+        vector: Vector | None = None,
     ) -> SaveOutcome:
+        """Save ``text`` (``saving.save_fact``; ``vector``: its vector, when embedded already)."""
         return save_fact(
-            self.store, self.embedder, self.workspace, text,
-            category=category, importance=importance, decide=self.decide, clock=self.clock,
+            self.store, self.embedder, self.workspace, text, category=category,
+            importance=importance, decide=self.decide, clock=self.clock, vector=vector,
         )  # fmt: skip
+
+    def embed(self, text: str) -> Vector | None:
+        """The vector a save of ``text`` records (None keyword-only)."""
+        return embed_fact(self.store, self.embedder, text)
 
     def recall(
         self,

@@ -102,6 +102,18 @@ def format_reinforce_line(fact_id: str, text: str, importance: int, at: datetime
     )
 
 
+def format_event_line(event: FactEvent) -> str:
+    """The note line that records ``event``: a save, a forget or a reinforcement (no
+    trailing newline). ``parse_fact_lines`` reads it back as ``event`` at its line."""
+    if event.kind == "forget":
+        return format_forget_line(event.fact_id, event.text, event.reason or "", event.at)
+    if event.kind == "reinforce":
+        return format_reinforce_line(event.fact_id, event.text, event.importance, event.at)
+    return format_fact_line(
+        event.fact_id, event.text, event.category, event.importance, event.at, event.supersedes
+    )
+
+
 def _attrs(raw: str) -> dict[str, str]:
     return {key: value for key, value in _ATTR.findall(raw)}
 

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import hashlib
 import logging
-import os
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -71,14 +70,10 @@ def derive_facts(events: Iterable[FactEvent]) -> dict[str, Fact]:
         if e.fact_id in facts:
             logger.warning(
                 "ignoring a second line for fact %s at %s:%d (first at %s)",
-                e.fact_id, e.path, e.line, facts[e.fact_id].source,
+                e.fact_id, e.path, e.line, facts[e.fact_id].citation,
             )  # fmt: skip
             continue
-        facts[e.fact_id] = Fact(
-            id=e.fact_id, text=e.text, category=e.category, importance=e.importance,
-            recorded_at=e.at, valid_from=e.at, valid_to=None, supersedes=e.supersedes,
-            source_path=e.path, source_line=e.line,
-        )  # fmt: skip
+        facts[e.fact_id] = fact_of(e)
     for e in ordered:
         fact = facts.get(e.fact_id)
         if fact is None or e.kind == "fact":
@@ -92,6 +87,15 @@ def derive_facts(events: Iterable[FactEvent]) -> dict[str, Fact]:
         if old is not None and (old.valid_to is None or fact.valid_from < old.valid_to):
             facts[old.id] = replace(old, valid_to=fact.valid_from)
     return facts
+
+
+def fact_of(event: FactEvent) -> Fact:
+    """The fact a ``fact`` event creates (rule 1 of the module docstring)."""
+    return Fact(
+        id=event.fact_id, text=event.text, category=event.category,
+        importance=event.importance, recorded_at=event.at, valid_from=event.at, valid_to=None,
+        supersedes=event.supersedes, source_path=event.path, source_line=event.line,
+    )  # fmt: skip
 
 
 def text_sha(text: str) -> str:
@@ -205,58 +209,6 @@ def _apply_derived(store: FactStore) -> tuple[int, int, int]:
     deleted = [fid for fid in current if fid not in derived]
     store.apply(upserts=[*added, *updated], deletes=deleted)
     return len(added), len(updated), len(deleted)
-
-
-def record_note_events(
-    store: FactStore,
-    note: FileRef,
-    ours: Sequence[FactEvent],
-    upserts: Sequence[Fact],
-    vectors: dict[str, tuple[str, Vector]] | None = None,
-) -> None:
-    """After appending the lines of ``ours`` to ``note``: record them, their facts and the
-    note's new stamp (inside a store transaction that covers the append).
-
-    The note is read back (stat first, so a later append makes the next sync read
-    it again). When the recorded stamp still describes its beginning, only the
-    appended tail is parsed; when the tail holds exactly ``ours``, ``upserts`` are
-    written as they are. Otherwise (another writer edited the note or added marker
-    lines meanwhile) its events are replaced and every fact re-derived.
-    """
-    relpath, path = note
-    with path.open("rb") as handle:
-        stat = os.fstat(handle.fileno())
-        data = handle.read(stat.st_size)
-    stamp = FactStamp(relpath, hashlib.sha256(data).hexdigest(), stat.st_size, stat.st_mtime_ns)
-    tail = _appended_events(store, relpath, data)
-    if tail is not None and set(tail) == set(ours):
-        store.apply(events=ours, upserts=upserts, vectors=vectors, stamps=[stamp])
-        return
-    parsed = parse_fact_lines(relpath, data.decode("utf-8", errors="replace"))
-    expected = {*store.all_events(relpath), *ours}
-    store.replace_file_events([(stamp, parsed)], [])
-    if set(parsed) == expected:
-        store.apply(upserts=upserts, vectors=vectors)
-        return
-    logger.info("%s holds marker lines not recorded yet; re-deriving the facts", relpath)
-    _apply_derived(store)
-    if vectors:
-        store.apply(vectors=vectors)
-
-
-def _appended_events(store: FactStore, relpath: str, data: bytes) -> list[FactEvent] | None:
-    """The events of what was appended to a note since its recorded stamp, or None when
-    the stamp no longer describes the note's beginning (then the whole note is parsed)."""
-    known = store.file_stamps().get(relpath)
-    if known is None or known.size > len(data):
-        return None
-    if known.size and data[known.size - 1 : known.size] != b"\n":
-        return None  # the old last line goes on in the tail: parse the whole note
-    if hashlib.sha256(data[: known.size]).hexdigest() != known.sha256:
-        return None
-    offset = data.count(b"\n", 0, known.size)
-    tail = parse_fact_lines(relpath, data[known.size :].decode("utf-8", errors="replace"))
-    return [replace(event, line=event.line + offset) for event in tail]
 
 
 def _backfill_vectors(

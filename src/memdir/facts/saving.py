@@ -1,12 +1,19 @@
-"""Saving and forgetting facts: the daily note first, then the store.
+"""Saving and forgetting facts: one event, written to the daily note, then to the store.
 
-Every change is a line appended to today's daily note (``markers``) and the
-same event applied to the store, following the replay rules of ``replay``, so
-the store always equals what a rebuild from the notes would give (apart from
-access statistics). A save first looks for candidates (the most similar facts
-valid now) and asks ``decide`` (an LLM, when the caller plugs one in) or the
-documented heuristic (``decide``) whether the text is new, a repeat, or an
-update that supersedes an older fact.
+Every change is one value, a ``FactEvent``, from which everything else derives: its
+line in today's daily note (``markers.format_event_line``), the fact it creates or
+changes (``replay``'s rules) and the vector of its text. The line is appended under the
+note's lock, which gives the event its line number; the event and its facts are then
+recorded in the same store transaction, so the store always equals what a rebuild from
+the notes would give (apart from access statistics). Nothing is read back: the append
+says where the line landed. A save first looks for candidates (the most similar facts
+valid now) and asks ``decide`` (an LLM, when the caller plugs one in) or the documented
+heuristic (``decide``) whether the text is new, a repeat, or an update that supersedes
+an older fact.
+
+Notes changed behind the store's back (a save killed between its append and its record,
+an edit by hand) are caught up by a facts sync (``replay.sync_facts``), which the
+composition root runs when it opens the facts and on every sync: not on each save.
 """
 
 from __future__ import annotations
@@ -15,7 +22,8 @@ import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
-from pathlib import Path
+
+import numpy as np
 
 from memdir.embeddings.base import Embedder, Vectors
 from memdir.errors import InvalidInputError, NextStep, NotFoundError
@@ -27,18 +35,12 @@ from memdir.facts.decide import (
     FactDecision,
     decide_heuristically,
 )
-from memdir.facts.markers import (
-    FACT_ID,
-    format_fact_line,
-    format_forget_line,
-    format_reinforce_line,
-    new_fact_id,
-)
+from memdir.facts.markers import FACT_ID, format_event_line, new_fact_id
 from memdir.facts.recall import build_fact_query, check_embedder, fuse_ranks, recall
-from memdir.facts.replay import bind_embedder, record_note_events, sync_notes_locked, text_sha
+from memdir.facts.replay import bind_embedder, fact_of, text_sha
 from memdir.facts.safety import check_fact_text, check_importance, check_reason
 from memdir.store.contracts import FactStore
-from memdir.store.fact_records import Fact, FactEvent, FactFilter
+from memdir.store.fact_records import Fact, FactEvent, FactFilter, Vector
 from memdir.workspace import NoteLocation, Workspace
 
 logger = logging.getLogger(__name__)
@@ -88,12 +90,20 @@ def find_candidates(
     return [FactCandidate(facts[fid], cosines.get(fid)) for fid in ranked]
 
 
-def _embed_one(store: FactStore, embedder: Embedder | None, text: str) -> Vectors | None:
+def embed_fact(store: FactStore, embedder: Embedder | None, text: str) -> Vector | None:
+    """The vector of a fact's text (None keyword-only): computed once per save, for its
+    candidates, its row and the index unit of its line (``memdir.memory.writes``)."""
     if embedder is None:
         return None
     check_embedder(store, embedder)
-    vector: Vectors = embedder.embed_documents([text])[0]
+    vector: Vector = np.asarray(embedder.embed_documents([text])[0], dtype=np.float32)
     return vector
+
+
+def _append(workspace: Workspace, event: FactEvent) -> tuple[FactEvent, NoteLocation]:
+    """Append ``event``'s line to the daily note of its day; the event, now at its line."""
+    location = workspace.append_daily(format_event_line(event), date=event.at.astimezone().date())
+    return replace(event, path=location.path, line=location.start_line), location
 
 
 def _checked_decision(decision: FactDecision, candidates: Sequence[FactCandidate]) -> FactDecision:
@@ -117,22 +127,24 @@ def save_fact(
     importance: int | None = None,
     decide: DecideFn | None = None,
     clock: Clock = utc_clock,
+    vector: Vector | None = None,
 ) -> SaveOutcome:
     """Save ``text`` as a fact, or reinforce/supersede a known one (module docstring).
 
     Raises ``InvalidInputError`` (empty, too long, several lines, marker syntax,
     bad category or importance) and ``SecretRejectedError`` before writing anything.
     Finding the candidates, deciding, appending the line and recording it run in
-    one store transaction (after catching up with notes changed since the last
-    sync), so concurrent saves and syncs of the scope see each other's facts and
-    two updates of one subject never both supersede the same fact. A model's
-    decision is asked for outside that lock and used only if the candidates are
-    still the same inside it.
+    one store transaction, so concurrent saves and syncs of the scope see each
+    other's facts and two updates of one subject never both supersede the same
+    fact. A model's decision is asked for outside that lock and used only if the
+    candidates are still the same inside it. ``vector`` is the text's vector when the
+    caller embedded it already (``embed_fact``).
     """
     text = check_fact_text(text)
     explicit_category = None if category is None else check_category(category)
     explicit_importance = None if importance is None else check_importance(importance)
-    vector = _embed_one(store, embedder, text)
+    if vector is None:
+        vector = embed_fact(store, embedder, text)
     if vector is not None and embedder is not None:
         bind_embedder(store, embedder)  # before the transaction: binding locks the whole schema
     advance: tuple[list[str], FactDecision] | None = None
@@ -140,7 +152,6 @@ def save_fact(
         early = find_candidates(store, embedder, text, vector, clock())
         advance = ([c.fact.id for c in early], _checked_decision(decide(text, early), early))
     with store.transaction():
-        catch_up(store, workspace)
         now = clock()
         candidates = find_candidates(store, embedder, text, vector, now)
         if advance is not None and advance[0] == [c.fact.id for c in candidates]:
@@ -160,41 +171,18 @@ def save_fact(
         chosen_importance = explicit_importance or (
             target.importance if target else DEFAULT_IMPORTANCE
         )
-        fact_id = new_fact_id()
         supersedes = None if target is None else target.id
-        line = format_fact_line(fact_id, text, chosen_category, chosen_importance, now, supersedes)
-        location = workspace.append_daily(line, date=now.astimezone().date())
-        fact = Fact(
-            id=fact_id, text=text, category=chosen_category, importance=chosen_importance,
-            recorded_at=now, valid_from=now, valid_to=None, supersedes=supersedes,
-            source_path=location.path, source_line=location.start_line,
-        )  # fmt: skip
-        event = FactEvent(
-            location.path, location.start_line, "fact", fact_id, now, text, chosen_category,
-            chosen_importance, supersedes,
-        )  # fmt: skip
+        event, location = _append(workspace, FactEvent(
+            "", 0, "fact", new_fact_id(), now, text, chosen_category, chosen_importance,
+            supersedes,
+        ))  # fmt: skip
+        fact = fact_of(event)
         ended = None if target is None else replace(target, valid_to=now)
-        vectors = {}
-        if vector is not None:
-            vectors[fact_id] = (text_sha(text), vector)
+        vectors = None if vector is None else {fact.id: (text_sha(text), vector)}
         upserts = [fact] if ended is None else [fact, ended]
-        record_note_events(store, _note(workspace, location), [event], upserts, vectors)
-    logger.info("saved fact %s (%s) at %s", fact_id, decision.action, location.cite())
+        store.apply(events=[event], upserts=upserts, vectors=vectors)
+    logger.info("saved fact %s (%s) at %s", fact.id, decision.action, location.cite())
     return SaveOutcome(decision.action, fact, ended, location, decision.reason)
-
-
-def catch_up(store: FactStore, workspace: Workspace) -> None:
-    """Record daily notes changed since the last sync (inside the caller's transaction).
-
-    A save killed between writing its line and recording it leaves the note
-    ahead of the store; deciding against that stale store could supersede a
-    fact twice. Notes whose stamp matches are only stat'ed.
-    """
-    sync_notes_locked(store, [(n.relpath, n.path) for n in workspace.list_daily_notes()])
-
-
-def _note(workspace: Workspace, location: NoteLocation) -> tuple[str, Path]:
-    return location.path, workspace.root / location.path
 
 
 def _reinforce(
@@ -209,14 +197,10 @@ def _reinforce(
         return SaveOutcome("none", None, None, None, reason)
     location = None
     if importance is not None and importance > target.importance:
-        line = format_reinforce_line(target.id, target.text, importance, now)
-        location = workspace.append_daily(line, date=now.astimezone().date())
-        event = FactEvent(
-            location.path, location.start_line, "reinforce", target.id, now, target.text,
-            importance=importance,
-        )  # fmt: skip
+        event = FactEvent("", 0, "reinforce", target.id, now, target.text, importance=importance)
+        event, location = _append(workspace, event)
         target = replace(target, importance=importance)
-        record_note_events(store, _note(workspace, location), [event], [target])
+        store.apply(events=[event], upserts=[target])
     store.record_access([target.id], now)
     updated = store.get_facts([target.id]).get(target.id, target)
     return SaveOutcome("none", updated, None, location, reason)
@@ -241,7 +225,6 @@ def forget(
         raise InvalidInputError("pass exactly one of fact_id or query to forget a fact")
     reason = check_reason(reason)
     with store.transaction():
-        catch_up(store, workspace)
         now = clock()
         fact = _find_to_forget(store, embedder, fact_id, query, now)
         if fact.forgotten:
@@ -249,14 +232,10 @@ def forget(
         shown = (
             fact.text if len(fact.text) <= _SHOWN_CHARS else fact.text[: _SHOWN_CHARS - 3] + "..."
         )
-        location = workspace.append_daily(
-            format_forget_line(fact.id, shown, reason, now), date=now.astimezone().date()
-        )
-        event = FactEvent(
-            location.path, location.start_line, "forget", fact.id, now, shown, reason=reason
-        )
+        event = FactEvent("", 0, "forget", fact.id, now, shown, reason=reason)
+        event, location = _append(workspace, event)
         forgotten = replace(fact, forgotten_at=now, forgotten_reason=reason)
-        record_note_events(store, _note(workspace, location), [event], [forgotten])
+        store.apply(events=[event], upserts=[forgotten])
     logger.info("forgot fact %s at %s", fact.id, location.cite())
     return forgotten
 

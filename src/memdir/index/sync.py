@@ -21,7 +21,7 @@ import hashlib
 import logging
 import os
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -31,7 +31,8 @@ import numpy.typing as npt
 from memdir.embeddings.base import Embedder
 from memdir.errors import EmbeddingError, InvalidInputError
 from memdir.index.chunk_vectors import derive_chunk_vectors
-from memdir.index.chunking import ChunkingOptions, chunk_markdown, embedding_text, text_sha256
+from memdir.index.chunking import ChunkingOptions, embedding_text
+from memdir.index.units import units_of
 from memdir.progress import Progress, ProgressUpdate
 from memdir.store.contracts import (
     EmbedderIdentity,
@@ -41,7 +42,6 @@ from memdir.store.contracts import (
     IndexWriter,
     Unit,
 )
-from memdir.workspace.seeding import blank_seeded_lines
 
 log = logging.getLogger(__name__)
 
@@ -142,32 +142,6 @@ def read_markdown(file: SourceFile, limit: int) -> tuple[bytes, str]:
     return data, text.removeprefix("\ufeff")
 
 
-def units_of(source: str, path: str, text: str, options: ChunkingOptions) -> list[Unit]:
-    """Chunk and block units of one file, each with the hash of its embedding text.
-
-    In a file memdir seeds from a template (USER.md, TOOLS.md, SOUL.md, ...) the template's
-    lines are left out (``workspace.seeding.blank_seeded_lines``) and only blocks are kept:
-    a chunk would span the left-out lines, and a hit must quote the file as it is.
-    """
-    blanked = blank_seeded_lines(path, text)
-    spans = chunk_markdown(blanked, options)
-    if blanked is not text:
-        spans = [span for span in spans if span.kind == "block"]
-    return [
-        Unit(
-            source=source,
-            path=path,
-            kind=span.kind,
-            start_line=span.start_line,
-            end_line=span.end_line,
-            text=span.text,
-            heading_path=span.heading_path,
-            sha256=text_sha256(span.kind, span.heading_path, span.text),
-        )
-        for span in spans
-    ]
-
-
 class _Writer:
     """Collects parsed files, embeds cache misses in batches across files, writes in batches."""
 
@@ -178,7 +152,9 @@ class _Writer:
         options: SyncOptions,
         report: SyncReport,
         progress: Progress | None = None,
+        known: Mapping[str, npt.NDArray[np.float32]] | None = None,
     ) -> None:
+        self.known = known or {}  # vectors the caller computed, by embedding-text hash
         self.store = store
         self.embedder = embedder
         self.identity = identity_of(embedder) if embedder is not None else None
@@ -220,6 +196,7 @@ class _Writer:
         hashes = [u.sha256 for u in units]
         found = self.store.cached_vectors(self.identity, hashes)
         self.report.cache_hits += sum(1 for h in hashes if h in found)
+        found.update({h: self.known[h] for h in hashes if h not in found and h in self.known})
         todo = {u.sha256: u for u in units if u.sha256 not in found}
         blocks = [h for h, u in todo.items() if u.kind == "block"]
         self.to_embed += len(blocks)
@@ -339,11 +316,14 @@ def sync_paths(
     files: Sequence[SourceFile],
     *,
     options: SyncOptions | None = None,
+    vectors: Mapping[str, npt.NDArray[np.float32]] | None = None,
 ) -> SyncReport:
     """Bring just ``files`` up to date (a listed file that no longer exists leaves the index).
 
     For the few files a process has just written: no walk of the workspace, no
-    look at the other files of their sources, no vector graph build.
+    look at the other files of their sources, no vector graph build. ``vectors`` are
+    vectors the writer computed already, by the hash of their embedding text (a saved
+    fact's text is its line's block): they are not embedded again.
     """
     started = time.perf_counter()
     opts = options or SyncOptions()
@@ -357,7 +337,7 @@ def sync_paths(
     candidates, seen, stale = _stat_files(present, known, report, None)
     gone = {key: stamp for key, stamp in known.items() if key not in seen}
     step = _Step(done=0, total=len(files), report=None)
-    writer = _Writer(store, embedder, opts, report, None)
+    writer = _Writer(store, embedder, opts, report, None, vectors)
     stale += _sync_candidates(store, writer, candidates, known, gone, opts, step)
     store.delete_files([*gone, *stale])
     report.deleted = len(gone)

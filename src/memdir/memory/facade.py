@@ -14,33 +14,25 @@ from collections.abc import Callable, Mapping
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from types import TracebackType
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from memdir.config import LoadedSettings, Settings, load_settings
 from memdir.embeddings.base import Embedder
 from memdir.errors import (
     InvalidInputError,
-    MemdirError,
     NotFoundError,
 )
 from memdir.facts import Fact, FactBook, RecalledFact, SaveOutcome
 from memdir.facts.activity import RecentActivity, collect_activity
-from memdir.facts.safety import reject_new_secrets, reject_secrets
 from memdir.home import Home, source_of
-from memdir.index import (
-    SourceFile,
-    SyncReport,
-    freshness_of,
-    index_pending,
-)
+from memdir.index import Freshness, SyncReport, freshness_of
 from memdir.memory import composition, curation, indexing, paths, prompt_inputs
 from memdir.memory.indexing import Indexer
 from memdir.memory.stores import Stores
+from memdir.memory.writes import WritePath
 from memdir.progress import Progress
 from memdir.prompt import ContextReport, PromptInputs, build_context_report, build_system_prompt
 from memdir.search import SearchResults, search
-from memdir.search.lifecycle import Retired, index_retired
 from memdir.store import IndexStats, IndexWriter
 from memdir.tools import TOOL_NAMES, Scope
 from memdir.workspace import (
@@ -49,8 +41,6 @@ from memdir.workspace import (
     NoteLocation,
     PromptFile,
     Workspace,
-    is_memory_path,
-    validate_relative_path,
 )
 from memdir.workspace.scoped import cite_path
 
@@ -80,8 +70,10 @@ class Memory:
         agent_id: str | None,
         embedder: Embedder | None,
         chat_model: ChatModel | None = None,
+        freshness: Freshness | None = None,
     ) -> None:
         self.settings: Settings = loaded.settings
+        composition.extra_index_paths(self.settings)  # a bad index.extra_paths fails here
         self.loaded = loaded
         self.home = loaded.home
         self.layout = Home(self.home)
@@ -93,9 +85,12 @@ class Memory:
         self.stores = Stores(
             self.layout, self.settings, embedder, lambda: composition.model_decider(self.chat_model)
         )
-        self.freshness = freshness_of(self.home)  # shared by this process's Memory objects
+        self.freshness = freshness or freshness_of(self.home)  # shared by the process's
         self.indexer = Indexer(
             self.layout, self.agent_id, self.settings, embedder, self.stores, self.freshness
+        )
+        self.writes = WritePath(
+            self.workspace, self.source, self.settings, self.indexer, self.freshness
         )
 
     # -- opening and closing -------------------------------------------------------
@@ -109,20 +104,24 @@ class Memory:
         settings: LoadedSettings | None = None,
         embedder: Embedder | None = _UNSET,
         chat_model: ChatModel | None = _UNSET,
+        freshness: Freshness | None = None,
     ) -> Memory:
         """Open the memory under ``home`` (default ``$MEMDIR_HOME`` or ``~/.memdir``).
 
         ``embedder`` replaces the configured embedding provider (pass ``None`` for
         keyword-only search, or a ``HashEmbedder`` in tests); ``chat_model``
         replaces the configured LLM (``None`` for heuristics, a ``ScriptedChatModel``
-        in tests). Opening writes nothing; :meth:`init` seeds the workspace.
+        in tests). ``freshness`` is what this memory knows of the index's freshness
+        (``index.freshness``): by default what every ``Memory`` of this process over
+        ``home`` shares; a CLI command passes its own, being a run of its own. Opening
+        writes nothing; :meth:`init` seeds the workspace.
         """
         loaded = settings or load_settings(home, overrides)
         if embedder is _UNSET:
             embedder = composition.configured_embedder(loaded.settings)
         if chat_model is _UNSET:
             chat_model = composition.configured_chat_model(loaded.settings)
-        return cls(loaded, agent_id, embedder, chat_model)
+        return cls(loaded, agent_id, embedder, chat_model, freshness)
 
     def close(self) -> None:
         self.stores.close()
@@ -130,12 +129,7 @@ class Memory:
     def __enter__(self) -> Memory:
         return self
 
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
     @property
@@ -208,53 +202,27 @@ class Memory:
 
     def write_file(self, path: str, content: str) -> str:
         """Create or replace a file atomically; content that adds a credential is refused.
+        The file is searchable when this returns (``memory.writes``).
 
         Writing the last file the first-run ritual asks for ends it (BOOTSTRAP.md goes).
         """
-        path = paths.own_path(path, self.source)
-        written = self.workspace.write_file(path, content, check=_no_new_secrets)
-        self._written(written)
-        self.workspace.finish_ritual_if_done()
-        return written
+        return self.writes.write_file(path, content)
 
     def edit_file(self, path: str, old_text: str, new_text: str, replace_all: bool = False) -> int:
         """Exact find-and-replace; an edit whose result holds a new credential is refused
         (even when the credential is assembled from the old text and the new)."""
-        path = paths.own_path(path, self.source)
-        count = self.workspace.edit_file(
-            path, old_text, new_text, replace_all=replace_all, check=_no_new_secrets
-        )
-        self._written(path)
-        self.workspace.finish_ritual_if_done()
-        return count
-
-    def _written(self, path: str) -> None:
-        """A file of this workspace changed: index it now, so searches find it without
-        waiting; if that fails (a locked or damaged index), the next search indexes it."""
-        relative = str(validate_relative_path(path))
-        if not is_memory_path(relative, self.settings.index.extra_paths):
-            return
-        source = SourceFile(self.source, relative, self.workspace.root / relative)
-        self.freshness.written(source)
-        try:
-            index_pending(self.freshness, [source.source], self.indexer.index_written)
-        except MemdirError as exc:  # the file is written; its indexing waits for a search
-            log.warning("could not index %s after writing it: %s", relative, exc)
+        return self.writes.edit_file(path, old_text, new_text, replace_all)
 
     def append_daily(self, text: str, date: datetime | None = None) -> NoteLocation:
         """Append to today's (or ``date``'s) daily note under a lock; returns where it landed.
 
-        Text holding a credential is refused.
+        Text holding a credential is refused. The note is searchable when this returns.
         """
-        if isinstance(text, str):
-            reject_secrets(text, "the note")
-        return self.workspace.append_daily(text, date=date.date() if date else None)
+        return self.writes.append_daily(text, date)
 
     def delete_file(self, path: str) -> None:
         """Delete a file of this workspace (never a global file read by fallback)."""
-        own = paths.own_path(path, self.source)
-        self.workspace.delete_file(own)
-        self._written(own)
+        self.writes.delete_file(path)
 
     # -- prompt --------------------------------------------------------------------
     def _prompt_inputs(
@@ -358,12 +326,17 @@ class Memory:
         min_score: float | None = None,
         scope: Scope = "agent",
         include_history: bool = False,
+        *,
+        fresh: bool = True,
     ) -> SearchResults:
         """Hybrid search over the memory files of this agent (and the global workspace).
 
-        Lines of facts that are superseded or forgotten (and the records of forgets) are
-        left out; ``include_history`` returns them after the current hits, marked
-        (``SearchHit.retired``).
+        The same for every interface: the index is first brought as far up to date as a
+        search needs (:meth:`refresh`; ``fresh=False`` skips it); lines of facts that are
+        superseded or forgotten (and the records of forgets) are left out, and
+        ``include_history`` returns them after the current hits, marked
+        (``SearchHit.retired``); each hit's ``path`` is its citation's path (prefixed
+        for a file outside this session's workspace).
         """
         self._require_home(write=False)
         cfg = self.settings.search
@@ -373,22 +346,18 @@ class Memory:
             )
         options = indexing.search_options(cfg, max_results, min_score, include_history)
         sources = indexing.sources(self.layout, self.agent_id, scope)
-
-        def retired_of(files: set[tuple[str, str]]) -> Retired:
-            paths = sorted({path for source, path in files if source in sources})
-            reader = self.stores.facts_reader(self.source)
-            return index_retired(reader.retired_lines(sources, paths))
+        if fresh:
+            self.refresh(scope)
 
         def run() -> SearchResults:
+            retired = self.stores.facts_reader(self.source)  # read beside the saves
             return search(
                 self.store, self.embedder, query, sources=sources, options=options,
-                retired_of=retired_of,
+                facts=retired,
             )  # fmt: skip
 
         results = self._recovering(run)
-        cited = tuple(
-            replace(h, cited_path=cite_path(h.source, h.path, self.source)) for h in results
-        )
+        cited = tuple(replace(h, path=cite_path(h.source, h.path, self.source)) for h in results)
         return replace(results, hits=cited)
 
     # -- facts -------------------------------------------------------------------
@@ -398,8 +367,9 @@ class Memory:
         """Save a fact to today's daily note and the facts store (``memory_save``).
 
         A near-duplicate reinforces the existing fact; an update supersedes the old one.
+        The saved line is searchable when this returns.
         """
-        return self.facts.save(content, category=category, importance=importance)
+        return self.writes.save(self.facts, content, category, importance)
 
     def recall(
         self, query: str, category: str | None = None, as_of: datetime | None = None, limit: int = 5
@@ -426,7 +396,7 @@ class Memory:
         """Hide a fact from recall and record why in the daily note (``memory_forget``)."""
         if not reason.strip():
             raise InvalidInputError("forgetting a fact needs a reason; it is kept for audit")
-        return self.facts.forget(fact_id, query, reason=reason)
+        return self.writes.forget(self.facts, fact_id, query, reason)
 
     def list_facts(
         self,
@@ -491,8 +461,3 @@ class Memory:
         return curation.end_session(
             self.workspace, self.session(session_id), self.chat_model, count
         )
-
-
-def _no_new_secrets(relative: str, before: str, after: str) -> None:
-    """Refuse a write or edit whose result holds a credential the file did not hold."""
-    reject_new_secrets(before, after, f"the change to {relative!r}")

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from contextlib import closing
 from pathlib import Path
 from typing import TypeVar
@@ -35,12 +35,14 @@ from memdir.progress import Progress
 from memdir.search import SearchOptions
 from memdir.search.calibration import Calibration
 from memdir.store.database_files import is_corruption
+from memdir.store.fact_records import Vector
 from memdir.tools import Scope
 from memdir.workspace import discover_memory_files, sweep_stale_temp_files
 from memdir.workspace.daily import repair_interrupted_appends
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
+MAX_LOOKS = 4  # looks at the files a write indexes (see Indexer.index_written)
 
 
 def sources(home: Home, agent_id: str | None, scope: Scope) -> list[str]:
@@ -163,12 +165,24 @@ class Indexer:
         index_pending(self.freshness, searched, self.index_written)
         return None
 
-    def index_written(self, files: list[SourceFile]) -> None:
+    def index_written(
+        self, files: list[SourceFile], vectors: Mapping[str, Vector] | None = None
+    ) -> None:
         """Index files written through this process, on a connection of their own: while
-        it waits for the database's write lock, searches go on reading."""
+        it waits for the database's write lock, searches go on reading. ``vectors``: what
+        the writer embedded already, by embedding-text hash (``index.sync_paths``)."""
         writer = self.stores.index_beside()
         options = sync_options(self.settings)
-        self.recovering(lambda: sync_paths(writer, self.embedder, files, options=options))
+
+        def index() -> None:
+            # Another process may index a newer version of a file while this one writes
+            # an older one: look again (one stat a file) until a look changes nothing.
+            for _ in range(MAX_LOOKS):
+                report = sync_paths(writer, self.embedder, files, options=options, vectors=vectors)
+                if not (report.added or report.changed or report.deleted):
+                    return
+
+        self.recovering(index)
 
     def recovering(self, action: Callable[[], T]) -> T:
         """Run ``action``; if the index database turns out corrupt, rebuild it and retry once.

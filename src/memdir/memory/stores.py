@@ -135,9 +135,8 @@ class Stores:
         store = self.backend.open_facts(source)
         workspace = Workspace(self.home.root, agent_of(source))
         book = FactBook(store, self.embedder, workspace, decide=self._decide())
-        if not store.file_stamps() and not store.event_paths():
-            book.sync()  # a new (or deleted) facts database: fill it from the notes
-        return book
+        book.sync()  # the recovery walk: notes changed since the last record (a new or
+        return book  # deleted database, a save killed after its append, edits by hand)
 
     def facts_reader(self, source: str, reader: str = "search") -> FactStore:
         """The facts ``reader`` (``search``: retired lines; ``recall``) reads, on a

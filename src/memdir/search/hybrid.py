@@ -38,7 +38,13 @@ from memdir.search.fusion import (
     normalise_cosine,
     scale_to_best,
 )
-from memdir.search.lifecycle import Retired, RetiredOf, apply_lifecycle, current_only
+from memdir.search.lifecycle import (
+    Retired,
+    RetiredLines,
+    apply_lifecycle,
+    current_only,
+    read_retired,
+)
 from memdir.search.mmr import select_diverse
 from memdir.search.neighbours import find_neighbours, neighbour_guesses
 from memdir.search.query import keyword_query, named_terms
@@ -71,11 +77,11 @@ def search(
     sources: Sequence[str],
     options: SearchOptions,
     now: datetime | None = None,
-    retired_of: RetiredOf | None = None,
+    facts: RetiredLines | None = None,
 ) -> SearchResults:
     """Rank the memory of ``sources`` for ``query``; see the module docstring.
 
-    ``retired_of`` names, for the files a search reads, the note lines that hold no current
+    ``facts`` names, for the files a search reads, the note lines that hold no current
     fact (``memdir.search.lifecycle``): left out, or with ``options.include_history``
     returned last and marked.
     """
@@ -127,9 +133,9 @@ def search(
     apply_attribution(text, candidates, options.attribution_demote)
     apply_recency(candidates, block_parts, options, now or datetime.now(UTC))
     retired: Retired = {}
-    if retired_of is not None:  # what memory no longer holds true is no evidence it knows
+    if facts is not None:  # what memory no longer holds true is no evidence it knows
         units.update(store.get_units({i.unit_id for i in first_vectors} - units.keys()))
-        retired = retired_of({(u.source, u.path) for u in units.values()})
+        retired = read_retired(facts, sources, {(u.source, u.path) for u in units.values()})
     candidates = apply_lifecycle(candidates, retired, options.include_history)
     evidence = measure_evidence(
         block_coverage, current_only(block_words, units, retired),

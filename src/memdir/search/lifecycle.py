@@ -13,8 +13,9 @@ and ranked after every current hit: an agent acts on what comes first.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
+from typing import Protocol
 
 from memdir.search.snippets import Candidate
 from memdir.store.contracts import ScoredId, Unit
@@ -23,16 +24,30 @@ from memdir.store.fact_records import RetiredLine
 Retired = Mapping[tuple[str, str], Mapping[int, RetiredLine]]
 """(source, path) -> line number -> why that line is retired."""
 
-RetiredOf = Callable[[set[tuple[str, str]]], Retired]
-"""The retired lines of the files (source, path) a search read: asked once per search,
-for its candidates' files only, so its cost does not grow with the whole memory."""
+
+class RetiredLines(Protocol):
+    """Where a search reads retired lines: the facts store (``FactStore.retired_lines``)."""
+
+    def retired_lines(
+        self, sources: Sequence[str], paths: Sequence[str] | None = None
+    ) -> list[RetiredLine]: ...
+
+
+def read_retired(
+    facts: RetiredLines, sources: Sequence[str], files: set[tuple[str, str]]
+) -> Retired:
+    """The retired lines of the files (source, path) a search read, in its ``sources``:
+    asked once per search, for its candidates' files only, so its cost does not grow with
+    the whole memory."""
+    paths = sorted({path for source, path in files if source in sources})
+    return index_retired(facts.retired_lines(sources, paths))
 
 
 def index_retired(lines: Iterable[RetiredLine]) -> dict[tuple[str, str], dict[int, RetiredLine]]:
     """Group retired lines by file for quick lookups."""
     out: dict[tuple[str, str], dict[int, RetiredLine]] = defaultdict(dict)
     for line in lines:
-        out[(line.scope, line.path)][line.line] = line
+        out[(line.source, line.path)][line.line] = line
     return dict(out)
 
 

@@ -117,10 +117,9 @@ class SearchOptions:
 class SearchHit:
     """A cited span of one memory file with its score and how the score was made.
 
-    ``path`` is relative to the workspace ``source`` names; ``cited_path`` is the path as
-    the searching session cites it (set by ``Memory.search``): the same for its own files,
-    with a ``global:`` or ``agent:<id>:`` prefix for another workspace's
-    (``memdir.workspace.scoped``). Unset, the citation uses ``path``.
+    ``path`` is the path of the file as the searching session reads it back: relative to
+    the workspace ``source`` names, and from ``Memory.search`` with a ``global:`` or
+    ``agent:<id>:`` prefix when that is not the session's own (``memdir.workspace.scoped``).
     """
 
     path: str
@@ -130,13 +129,12 @@ class SearchHit:
     text: str
     score: float
     breakdown: dict[str, float] = field(default_factory=dict, compare=False)
-    cited_path: str = ""
     retired: RetiredLine | None = None  # with include_history: a line of a retired fact
 
     @property
     def citation(self) -> str:
         """``path:start-end`` (prefixed for another workspace): what ``memory_get`` reads."""
-        return f"{self.cited_path or self.path}:{self.start_line}-{self.end_line}"
+        return f"{self.path}:{self.start_line}-{self.end_line}"
 
 
 @dataclass(frozen=True)

@@ -47,7 +47,7 @@ class Fact:
     forgotten_reason: str | None = None
 
     @property
-    def source(self) -> str:
+    def citation(self) -> str:
         """``path:line`` of the fact's line in the workspace."""
         return f"{self.source_path}:{self.source_line}"
 
@@ -117,7 +117,7 @@ class RetiredLine:
     never superseded); ``forgotten_at``/``reason`` say when and why it was forgotten.
     """
 
-    scope: str
+    source: str
     path: str
     line: int
     fact_id: str

@@ -26,11 +26,11 @@ def fact_from_row(row: Any) -> Fact:
     )  # fmt: skip
 
 
-def fact_row(scope: str, fact: Fact) -> tuple[object, ...]:
+def fact_row(source: str, fact: Fact) -> tuple[object, ...]:
     """The parameters of ``sqlite.facts.UPSERT_FACT`` for ``fact`` in ``scope``."""
     return (
         fact.id,
-        scope,
+        source,
         fact.text,
         fact.category,
         fact.importance,
@@ -68,13 +68,13 @@ def event_from_row(row: Any) -> FactEvent:
     return FactEvent(*row[:4], from_us(row[4]), *row[5:])  # type: ignore[call-arg]
 
 
-def where_admitted(scope: str, filt: FactFilter, mark: str = "?") -> tuple[str, list[object]]:
+def where_admitted(source: str, filt: FactFilter, mark: str = "?") -> tuple[str, list[object]]:
     """SQL conditions (on table alias ``f``) selecting the facts ``filt`` admits.
 
     ``mark`` is the driver's parameter placeholder: ``?`` for sqlite3, ``%s`` for psycopg.
     """
     clauses: list[str] = [f"f.scope = {mark}"]
-    args: list[object] = [scope]
+    args: list[object] = [source]
     if not filt.include_forgotten:
         clauses.append("f.forgotten_us IS NULL")
     if filt.as_of is not None:
@@ -111,14 +111,14 @@ RETIRED_WHERE = "(e.kind = 'forget' OR f.valid_to_us IS NOT NULL OR f.forgotten_
 
 def retired_from_row(row: Any) -> RetiredLine:
     """A ``RETIRED_COLUMNS`` row as a ``RetiredLine``."""
-    scope, path, line, kind, fact_id, start, end, forgotten, reason = row
+    source, path, line, kind, fact_id, start, end, forgotten, reason = row
     retired: RetiredKind = "superseded"
     if kind == "forget":
         retired = "forget-record"
     elif forgotten is not None:
         retired = "forgotten"
     return RetiredLine(
-        scope=str(scope), path=str(path), line=int(line), fact_id=str(fact_id), kind=retired,
+        source=str(source), path=str(path), line=int(line), fact_id=str(fact_id), kind=retired,
         valid_from=maybe_from_us(start), valid_to=maybe_from_us(end),
         forgotten_at=maybe_from_us(forgotten), reason=None if reason is None else str(reason),
     )  # fmt: skip

@@ -51,7 +51,7 @@ class Backend(Protocol):
         """The index (created and migrated if needed); ``tokenizer`` None accepts any."""
         ...
 
-    def open_facts(self, scope: str) -> FactStore:
+    def open_facts(self, source: str) -> FactStore:
         """The facts of one scope (``global`` or ``agent:<id>``)."""
         ...
 
@@ -88,14 +88,14 @@ class SqliteBackend:
             self.index_path, tokenizer=tokenizer, graph_min_rows=self.graph_min_rows
         )
 
-    def open_facts(self, scope: str) -> FactStore:
-        return SqliteFactStore.open(self.facts_path, scope=scope)
+    def open_facts(self, source: str) -> FactStore:
+        return SqliteFactStore.open(self.facts_path, source=source)
 
     def index_beside(self, index: IndexWriter, tokenizer: str | None) -> IndexWriter:
         return self.open_index(tokenizer)
 
     def facts_beside(self, facts: FactStore) -> FactStore:
-        return self.open_facts(facts.scope)
+        return self.open_facts(facts.source)
 
     def delete(self) -> None:
         SqliteStore.delete(self.index_path)
@@ -128,10 +128,10 @@ class PostgresBackend:
             vector_index=opts.vector_index, pool_size=opts.pool_size,
         )  # fmt: skip
 
-    def open_facts(self, scope: str) -> FactStore:
+    def open_facts(self, source: str) -> FactStore:
         from memdir.store.postgres.facts import PostgresFactStore
 
-        return PostgresFactStore.open(self.dsn, schema=self.options.schema, scope=scope)
+        return PostgresFactStore.open(self.dsn, schema=self.options.schema, source=source)
 
     def index_beside(self, index: IndexWriter, tokenizer: str | None) -> IndexWriter:
         return index

@@ -11,23 +11,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from memdir.tools import runners
-from memdir.tools.args import (
-    MemoryContextArgs,
-    MemoryEditFileArgs,
-    MemoryFinishRitualArgs,
-    MemoryForgetArgs,
-    MemoryGetArgs,
-    MemoryListFactsArgs,
-    MemoryListFilesArgs,
-    MemoryReadFileArgs,
-    MemoryRecallArgs,
-    MemoryRecentArgs,
-    MemorySaveArgs,
-    MemorySearchArgs,
-    MemorySetPromptFileArgs,
-    MemoryWriteFileArgs,
-)
+from memdir.tools import args, runners
 from memdir.tools.host import ToolHost
 from memdir.tools.outputs import (
     FileEdited,
@@ -51,7 +35,7 @@ TOOLS: tuple[ToolSpec[Any], ...] = (
         "score is the confidence (0-1) that memory holds something relevant; when nothing "
         "reaches min_score (default 0.1) the answer says nothing relevant was found: then "
         "say you checked memory and found nothing rather than guess.",
-        MemorySearchArgs,
+        args.MemorySearchArgs,
         runners.run_search,
         output_model=SearchOutput,
     ),
@@ -62,7 +46,7 @@ TOOLS: tuple[ToolSpec[Any], ...] = (
         "citation gives it: a hit from outside your own workspace is cited with a prefix, "
         "'global:memory/2024-05-01.md' or 'agent:<id>:memory/...', and memory_get reads "
         "that file. Omit from_line and lines to read the whole file.",
-        MemoryGetArgs,
+        args.MemoryGetArgs,
         runners.run_get,
         output_model=SliceOutput,
     ),
@@ -72,7 +56,7 @@ TOOLS: tuple[ToolSpec[Any], ...] = (
         "or context worth keeping. Write one short self-contained statement. It goes to "
         "today's daily note and the facts store; a fact that updates an older one "
         "supersedes it (the old one stays queryable by date).",
-        MemorySaveArgs,
+        args.MemorySaveArgs,
         runners.run_save,
         read_only=False,  # appends to today's note; an older fact it updates stays queryable
     ),
@@ -81,7 +65,7 @@ TOOLS: tuple[ToolSpec[Any], ...] = (
         "Recall saved facts relevant to a question, most relevant first, with their ids, "
         "categories and dates. Pass as_of (ISO date or datetime) to see what was true then, "
         "including facts that have since been superseded.",
-        MemoryRecallArgs,
+        args.MemoryRecallArgs,
         runners.run_recall,
     ),
     ToolSpec(
@@ -89,7 +73,7 @@ TOOLS: tuple[ToolSpec[Any], ...] = (
         "Retire a saved fact that is wrong or no longer true, by fact_id (from "
         "memory_recall) or by a query matching it. Always give the reason. The fact is not "
         "deleted: it gets an end date and stays visible to memory_recall with as_of.",
-        MemoryForgetArgs,
+        args.MemoryForgetArgs,
         runners.run_forget,
         read_only=False,
         destructive=True,  # hides a fact from recall (kept for as_of and audit)
@@ -100,7 +84,7 @@ TOOLS: tuple[ToolSpec[Any], ...] = (
         "List the Markdown files of your workspace, optionally only those whose path starts "
         "with a prefix such as 'memory/' or 'learnings/'. The structured result gives each "
         "file's size in bytes and when it last changed.",
-        MemoryListFilesArgs,
+        args.MemoryListFilesArgs,
         runners.run_list_files,
         output_model=FileList,
     ),
@@ -108,7 +92,7 @@ TOOLS: tuple[ToolSpec[Any], ...] = (
         "memory_read_file",
         "Read a whole workspace file (e.g. MEMORY.md, USER.md, memory/2024-05-01.md). Use "
         "it before editing so you can copy the exact text to replace.",
-        MemoryReadFileArgs,
+        args.MemoryReadFileArgs,
         runners.run_read_file,
         output_model=FileRead,
     ),
@@ -117,7 +101,7 @@ TOOLS: tuple[ToolSpec[Any], ...] = (
         "Create or replace a whole workspace Markdown file atomically. Prefer "
         "memory_edit_file for changes to an existing file, and memory_save for single facts. "
         "The result says whether the file was created or overwritten, its size and time.",
-        MemoryWriteFileArgs,
+        args.MemoryWriteFileArgs,
         runners.run_write_file,
         read_only=False,
         output_model=FileWritten,
@@ -129,7 +113,7 @@ TOOLS: tuple[ToolSpec[Any], ...] = (
         "Replace exact text in a workspace file (e.g. update a line of MEMORY.md or USER.md). "
         "old_text must match exactly once unless replace_all is true; read the file first "
         "and copy the text, including whitespace.",
-        MemoryEditFileArgs,
+        args.MemoryEditFileArgs,
         runners.run_edit_file,
         read_only=False,
         output_model=FileEdited,
@@ -140,7 +124,7 @@ TOOLS: tuple[ToolSpec[Any], ...] = (
         "Finish the first-run ritual: delete BOOTSTRAP.md once you have followed it (your "
         "identity and what you learned about your human are written down). Only "
         "BOOTSTRAP.md is deleted, and only in your own workspace.",
-        MemoryFinishRitualArgs,
+        args.MemoryFinishRitualArgs,
         runners.run_finish_ritual,
         read_only=False,
         output_model=RitualFinished,
@@ -153,7 +137,7 @@ TOOLS: tuple[ToolSpec[Any], ...] = (
         "TRUNCATED, MISSING, SKIPPED, DISABLED, EXCLUDED), prompt.toml order and size, the "
         "recent daily notes, and the counts of skills and tools. session_kind shows what a "
         "group or shared session would leave out.",
-        MemoryContextArgs,
+        args.MemoryContextArgs,
         runners.run_context,
     ),
     ToolSpec(
@@ -161,7 +145,7 @@ TOOLS: tuple[ToolSpec[Any], ...] = (
         "Switch a workspace Markdown file into or out of your system prompt (enabled) and/or "
         "move it (sort_order, lower first: AGENTS.md 10, SOUL.md 20, IDENTITY.md 30, USER.md "
         "40, TOOLS.md 50, MEMORY.md 60). Kept in prompt.toml; takes effect next prompt.",
-        MemorySetPromptFileArgs,
+        args.MemorySetPromptFileArgs,
         runners.run_set_prompt_file,
         read_only=False,
         output_model=PromptFileSetting,
@@ -174,7 +158,7 @@ TOOLS: tuple[ToolSpec[Any], ...] = (
         "know for certain, without a query. Filter by category; pass as_of (ISO date or "
         "datetime) for the facts valid then, include_history for superseded and forgotten "
         "ones. Use memory_recall to find facts about a question.",
-        MemoryListFactsArgs,
+        args.MemoryListFactsArgs,
         runners.run_list_facts,
     ),
     ToolSpec(
@@ -182,7 +166,7 @@ TOOLS: tuple[ToolSpec[Any], ...] = (
         "What changed in memory lately: workspace files written and facts saved, "
         "superseded or forgotten in the last `days` days (default 7), newest first. Use it "
         "at the start of a session to catch up, then read a file with memory_get.",
-        MemoryRecentArgs,
+        args.MemoryRecentArgs,
         runners.run_recent,
     ),
 )

@@ -25,8 +25,6 @@ global one only, or every agent's (docs/architecture.md, "Glossary")."""
 class ToolHost(Protocol):
     """The operations the tools run (``memdir.memory.Memory`` has each of them)."""
 
-    def refresh(self, scope: Scope = "agent") -> object: ...
-
     def search(
         self,
         query: str,

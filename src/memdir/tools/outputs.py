@@ -60,11 +60,14 @@ class HitOutput(_Output):
     retired: RetiredOutput | None = Field(
         None, description="With include_history: why this line is no longer current."
     )
+    breakdown: dict[str, float] = Field(
+        default_factory=dict, description="How the score was made, signal by signal."
+    )
 
     @classmethod
     def of(cls, hit: SearchHit) -> HitOutput:
         return cls(
-            path=hit.cited_path or hit.path,
+            path=hit.path,
             start_line=hit.start_line,
             end_line=hit.end_line,
             citation=hit.citation,
@@ -72,16 +75,23 @@ class HitOutput(_Output):
             text=hit.text,
             source=hit.source,
             retired=None if hit.retired is None else RetiredOutput.of(hit.retired),
+            breakdown=dict(hit.breakdown),
         )
 
 
 class SearchOutput(_Output):
+    """The one structured search result: MCP ``structuredContent``, CLI ``--json``, the
+    REST API's answer, and what the text renderers read."""
+
     query: str
     confidence: float | None = Field(
         description="Confidence that memory holds something relevant (the top score); "
         "null when scores are not calibrated."
     )
     notice: str = Field(description="Why nothing came back; empty when there are hits.")
+    below_floor: bool = Field(
+        False, description="Nothing came back, but weaker matches exist below min_score."
+    )
     hits: list[HitOutput]
 
     @classmethod
@@ -90,6 +100,7 @@ class SearchOutput(_Output):
             query=query,
             confidence=results.confidence,
             notice=results.notice,
+            below_floor=results.below_floor,
             hits=[HitOutput.of(hit) for hit in results.hits],
         )
 

@@ -14,8 +14,7 @@ from datetime import datetime
 from memdir.facts import Fact, RecalledFact, SaveOutcome
 from memdir.facts.activity import RecentActivity
 from memdir.prompt import ContextReport, fence_data
-from memdir.search import SearchResults
-from memdir.search.lifecycle import describe_retired
+from memdir.tools.outputs import SearchOutput
 from memdir.workspace import FileSlice
 
 RESULTS_TAG = "memory-results"
@@ -28,7 +27,9 @@ def fenced(head: str, rows: Sequence[str]) -> str:
     return f"{head}\n" + fence_data("\n".join(rows), RESULTS_TAG, "data quoted from memory")
 
 
-def render_search(query: str, results: SearchResults) -> str:
+def render_search(results: SearchOutput) -> str:
+    """The search result as text for an agent: each hit's citation, score and lines."""
+    query = results.query
     if not results.hits:
         hint = " Pass min_score=0 to see the weak matches." if results.below_floor else ""
         return f"{results.notice[:1].upper()}{results.notice[1:]}.{hint}"
@@ -41,7 +42,7 @@ def render_search(query: str, results: SearchResults) -> str:
             for key, value in sorted(hit.breakdown.items())
             if value and key != "final" and not key.endswith("_raw")
         )
-        status = "" if hit.retired is None else f"  RETIRED: {describe_retired(hit.retired)}"
+        status = "" if hit.retired is None else f"  RETIRED: {hit.retired.summary}"
         lines.append(
             f"\n[{rank}] {hit.citation}  score {hit.score:.3f}{status}"
             + (f" ({parts})" if parts else "")

@@ -61,13 +61,12 @@ def file_exists(memory: ToolHost, path: str) -> bool:
 
 
 def run_search(memory: ToolHost, args: MemorySearchArgs) -> ToolResult:
-    memory.refresh(args.scope)  # files this process wrote; a full sync only when stale
     results = memory.search(
         args.query, max_results=args.max_results, min_score=args.min_score, scope=args.scope,
         include_history=args.include_history,
     )  # fmt: skip
-    data = SearchOutput.of(args.query, results).model_dump(mode="json")
-    return ToolResult(render_search(args.query, results), data)
+    output = SearchOutput.of(args.query, results)
+    return ToolResult(render_search(output), output.model_dump(mode="json"))
 
 
 def run_get(memory: ToolHost, args: MemoryGetArgs) -> ToolResult:

@@ -1,10 +1,12 @@
 """Daily notes: ``memory/YYYY-MM-DD.md``, append-only, safe under concurrent writers.
 
-Each append takes an exclusive OS lock on the note, reads its current content
-(to know where the new text starts), writes the text in one ``write`` call and
-fsyncs, all before releasing the lock. Threads and processes appending to the
-same note therefore never lose or interleave a line, and the line numbers each
-caller gets back are exact.
+Each append takes an exclusive OS lock on the note, learns where the new text starts
+(how many lines the note has and how it ends), writes the text in one ``write`` call and
+fsyncs, all before releasing the lock. Threads and processes appending to the same note
+therefore never lose or interleave a line, and the line numbers each caller gets back
+are exact. A process remembers what its last append left (the note's size, change time
+and line count): when the note is still exactly that, the next append reads nothing of
+it; otherwise (another writer, an edit by hand) it reads the note once to count.
 
 A writer killed inside its ``write`` (SIGKILL, an OOM kill) can leave part of its
 entry: Linux checks for fatal signals between pages. So an append first records the
@@ -67,15 +69,54 @@ def _normalise_entry(text: str) -> str:
     return body + "\n"
 
 
-def _separator(existing: bytes, heading: str) -> str:
+def _separator(state: NoteState, heading: str) -> str:
     """Text to put between the current content and the new entry."""
-    if not existing:
+    if not state.size:
         return f"# {heading}\n\n"
-    if existing.endswith(b"\n\n"):
+    if state.tail.endswith(b"\n\n"):
         return ""
-    if existing.endswith(b"\n"):
+    if state.tail.endswith(b"\n"):
         return "\n"
     return "\n\n"
+
+
+@dataclass(frozen=True)
+class NoteState:
+    """What an append needs of a note: its size, line count and last two bytes, and the
+    stat (device, inode, size, change time) they were taken at."""
+
+    stat: tuple[int, int, int, int]
+    newlines: int
+    tail: bytes
+
+    @property
+    def size(self) -> int:
+        return self.stat[2]
+
+
+_LEFT: dict[Path, NoteState] = {}  # what this process's last append left in each note
+
+
+def _stat_key(path: Path) -> tuple[int, int, int, int]:
+    st = os.stat(path)
+    if not stat.S_ISREG(st.st_mode):
+        raise InvalidInputError(
+            f"{path.name!r} in {str(path.parent)!r} is not a regular file; move it away so "
+            "memdir can write the daily note there"
+        )
+    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+
+
+def _note_state(path: Path) -> NoteState:
+    """The note as the last append of this process left it, or (changed since) read once.
+    A daily-note path that is not a regular file (a FIFO, a device) is refused instead of
+    read, which would block forever."""
+    key = _stat_key(path)
+    left = _LEFT.get(path)
+    if left is not None and left.stat == key:
+        return left
+    data = path.read_bytes()
+    return NoteState((*key[:2], len(data), key[3]), data.count(b"\n"), data[-2:])
 
 
 def _append_bytes(path: Path, data: bytes, size_before: int) -> None:
@@ -146,18 +187,6 @@ def repair_interrupted_appends(root: Path) -> int:
     return repaired
 
 
-def _read_note(path: Path) -> bytes:
-    """The note's bytes; a daily-note path that is not a regular file (a FIFO, a device)
-    is refused instead of read, which would block forever."""
-    mode = os.stat(path).st_mode
-    if not stat.S_ISREG(mode):
-        raise InvalidInputError(
-            f"{path.name!r} in {str(path.parent)!r} is not a regular file; move it away so "
-            "memdir can write the daily note there"
-        )
-    return path.read_bytes()
-
-
 def append_daily(root: Path, text: str, date: dt.date | None = None) -> NoteLocation:
     """Append ``text`` to the daily note of ``date`` (default: today, local time).
 
@@ -174,14 +203,16 @@ def append_daily(root: Path, text: str, date: dt.date | None = None) -> NoteLoca
         path.parent.mkdir(parents=True, exist_ok=True)
         with lock_file(path, create=True):
             _repair_torn_append(path)
-            existing = _read_note(path)
-            prefix = _separator(existing, day.isoformat())
-            start_line = existing.count(b"\n") + prefix.count("\n") + 1
+            state = _note_state(path)
+            prefix = _separator(state, day.isoformat())
+            start_line = state.newlines + prefix.count("\n") + 1
             data = (prefix + body).encode("utf-8")
             journal = journal_of(path)
-            journal.write_text(f"{len(existing)} {len(existing) + len(data)}", encoding="ascii")
+            journal.write_text(f"{state.size} {state.size + len(data)}", encoding="ascii")
             try:
-                _append_bytes(path, data, len(existing))
+                _append_bytes(path, data, state.size)
             finally:  # whole, or cut back by _append_bytes: nothing left to repair
                 journal.unlink(missing_ok=True)
+            newlines = state.newlines + data.count(b"\n")
+            _LEFT[path] = NoteState(_stat_key(path), newlines, (state.tail + data)[-2:])
     return NoteLocation(relative, start_line, start_line + body.count("\n") - 1)

@@ -140,9 +140,14 @@ class AppState:
         return load_settings(self.home, parse_overrides(self.overrides))
 
     def open_memory(self, agent: str | None = None) -> Any:
+        """The ``Memory`` of a command: a run of its own, whose first search syncs first
+        (as it would in a process of its own, also when the CLI runs in-process)."""
+        from memdir.index import Freshness
         from memdir.memory import Memory
 
-        return Memory.open(agent_id=agent or self.agent, settings=self.settings())
+        return Memory.open(
+            agent_id=agent or self.agent, settings=self.settings(), freshness=Freshness()
+        )
 
 
 def state(ctx: typer.Context) -> AppState:

@@ -14,7 +14,6 @@ from memdir.interfaces.cli._app import (
     make_app,
     print_json,
     state,
-    to_jsonable,
 )
 
 index_app = make_app("Build and inspect the search index (derived from the files).")
@@ -135,30 +134,22 @@ def search(
     as_json: JsonOption = False,
 ) -> None:
     """Hybrid search over memory files; hits cite path:start-end (the memory_search tool)."""
-    with state(ctx).open_memory() as memory:
-        if not no_sync:  # scope all: every agent's new notes; graphs: `memdir index sync`
-            memory.sync(optimize=False, all_agents=scope == "all")
-        results = memory.search(
+    from memdir.tools import SearchOutput
+
+    with state(ctx).open_memory() as memory:  # a new process: the search syncs first
+        found = memory.search(
             query, max_results=max_results, min_score=min_score, scope=scope,
-            include_history=history,
+            include_history=history, fresh=not no_sync,
         )  # fmt: skip
+    results = SearchOutput.of(query, found)
     if as_json:
-        print_json(
-            {
-                "query": query,
-                "confidence": results.confidence,
-                "hits": [{**to_jsonable(h), "citation": h.citation} for h in results.hits],
-                "notice": results.notice,
-            }
-        )
+        print_json(results.model_dump(mode="json"))
         return
     if not results.hits:
         hint = " (--min-score 0 shows the weak matches)" if results.below_floor else ""
         typer.echo(f"{results.notice}{hint}")
-    from memdir.search.lifecycle import describe_retired
-
     for hit in results.hits:
-        retired = "" if hit.retired is None else f"  RETIRED: {describe_retired(hit.retired)}"
+        retired = "" if hit.retired is None else f"  RETIRED: {hit.retired.summary}"
         console.print(
             f"[bold]{hit.citation}[/bold]  score {hit.score:.3f}{retired}",
             highlight=False,

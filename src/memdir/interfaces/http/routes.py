@@ -23,6 +23,8 @@ from memdir.tools import (
     MAX_CONTENT_CHARS,
     MemoryRecallArgs,
     MemorySaveArgs,
+    Scope,
+    SearchOutput,
     anthropic_tool_schemas,
     call_tool,
     iso_moment,
@@ -68,7 +70,7 @@ def search_memory(
     query: Annotated[str, Query(min_length=1, max_length=2000)],
     max_results: Annotated[int, Query(ge=1, le=100)] = 6,
     min_score: Annotated[float | None, Query(ge=0.0, le=2.0)] = None,
-    scope: Literal["agent", "global", "all"] = "agent",
+    scope: Scope = "agent",
     sync: Annotated[
         bool,
         Query(
@@ -82,20 +84,13 @@ def search_memory(
         Query(description="Also lines of superseded or forgotten facts, last, with `retired`."),
     ] = False,
 ) -> dict[str, Any]:
-    """Hybrid search; each hit carries its ``path:start-end`` citation and score breakdown."""
-    if sync:  # what this server wrote (every agent's with scope=all); see Memory.refresh
-        memory.refresh(scope)
+    """Hybrid search; each hit carries its ``path:start-end`` citation and score breakdown
+    (the ``memory_search`` tool's structured result)."""
     results = memory.search(
         query, max_results=max_results, min_score=min_score, scope=scope,
-        include_history=include_history,
+        include_history=include_history, fresh=sync,
     )  # fmt: skip
-    hits = [{**jsonable_encoder(hit), "citation": hit.citation} for hit in results.hits]
-    return {
-        "query": query,
-        "confidence": results.confidence,
-        "hits": hits,
-        "notice": results.notice,
-    }
+    return SearchOutput.of(query, results).model_dump(mode="json")
 
 
 @router.get("/files", tags=["files"])

@@ -82,17 +82,17 @@ class PostgresFactStore:
         dsn: str,
         *,
         schema: str = "memdir",
-        scope: str = "global",
+        source: str = "global",
         connect_timeout: float = 10.0,
     ) -> None:
         self.dsn = dsn
         self.schema = schema
-        self.scope = scope
+        self.source = source
         self._db = Connections(dsn, schema, 1, connect_timeout)
 
     @classmethod
-    def open(cls, dsn: str, *, schema: str = "memdir", scope: str = "global") -> PostgresFactStore:
-        store = cls(dsn, schema=schema, scope=scope)
+    def open(cls, dsn: str, *, schema: str = "memdir", source: str = "global") -> PostgresFactStore:
+        store = cls(dsn, schema=schema, source=source)
         store.connect()
         return store
 
@@ -110,9 +110,9 @@ class PostgresFactStore:
         if self._db.is_open:
             return
         check_schema_name(self.schema)
-        if not _SCOPE.fullmatch(self.scope):
+        if not _SCOPE.fullmatch(self.source):
             raise InvalidInputError(
-                f"invalid facts scope {self.scope!r}; use 'global' or 'agent:<agent id>'"
+                f"invalid facts source {self.source!r}; use 'global' or 'agent:<agent id>'"
             )
         ddl.start_with_extension(self._db, self.location, _ERRORS, self._migrate)
 
@@ -170,7 +170,7 @@ class PostgresFactStore:
         if exclusive:
             conn.execute("SELECT pg_advisory_xact_lock(%s)", (schema_key,))
         else:
-            scope_key = lock_key("memdir-facts", self.schema, self.scope)
+            scope_key = lock_key("memdir-facts", self.schema, self.source)
             conn.execute("SELECT pg_advisory_xact_lock_shared(%s)", (schema_key,))
             conn.execute("SELECT pg_advisory_xact_lock(%s)", (scope_key,))
 
@@ -233,14 +233,14 @@ class PostgresFactStore:
 
     def file_stamps(self) -> dict[str, FactStamp]:
         rows = self._rows(
-            "SELECT path, sha256, size, mtime_ns FROM fact_files WHERE scope = %s", (self.scope,)
+            "SELECT path, sha256, size, mtime_ns FROM fact_files WHERE scope = %s", (self.source,)
         )
         return {str(r[0]): FactStamp(str(r[0]), str(r[1]), int(r[2]), int(r[3])) for r in rows}
 
     def event_paths(self) -> set[str]:
         """Every file that holds recorded events (stamped by a sync or not)."""
         query = "SELECT DISTINCT path FROM fact_events WHERE scope = %s"
-        return {str(r[0]) for r in self._rows(query, (self.scope,))}
+        return {str(r[0]) for r in self._rows(query, (self.source,))}
 
     def replace_file_events(
         self, changed: Sequence[tuple[FactStamp, Sequence[FactEvent]]], removed: Sequence[str]
@@ -251,10 +251,10 @@ class PostgresFactStore:
         def write(conn: Conn) -> None:
             for table in ("fact_events", "fact_files"):
                 conn.execute(
-                    f"DELETE FROM {table} WHERE scope = %s AND path = ANY(%s)", (self.scope, paths)
+                    f"DELETE FROM {table} WHERE scope = %s AND path = ANY(%s)", (self.source, paths)
                 )
             with conn.cursor() as cur:
-                stamps = [(self.scope, s.path, s.sha256, s.size, s.mtime_ns) for s, _ in changed]
+                stamps = [(self.source, s.path, s.sha256, s.size, s.mtime_ns) for s, _ in changed]
                 if stamps:
                     cur.executemany(sql.UPSERT_STAMP, stamps)
             self._insert_events(conn, [e for _, events in changed for e in events])
@@ -264,7 +264,9 @@ class PostgresFactStore:
     def _insert_events(self, conn: Conn, events: Sequence[FactEvent]) -> None:
         if events:
             with conn.cursor() as cur:
-                cur.executemany(sql.UPSERT_EVENT, [sql.event_values(self.scope, e) for e in events])
+                cur.executemany(
+                    sql.UPSERT_EVENT, [sql.event_values(self.source, e) for e in events]
+                )
 
     def all_events(self, path: str | None = None) -> list[FactEvent]:
         """Every recorded event of this scope, or of one file."""
@@ -272,7 +274,7 @@ class PostgresFactStore:
             "SELECT path, line, kind, fact_id, at_us, text, category, importance, supersedes, "
             "reason FROM fact_events WHERE scope = %s"
         )
-        args: list[object] = [self.scope]
+        args: list[object] = [self.source]
         if path is not None:
             query, args = query + " AND path = %s", [*args, path]
         return [sql.event_from_row(r) for r in self._rows(query, args)]
@@ -300,20 +302,20 @@ class PostgresFactStore:
                 if stamps:
                     cur.executemany(
                         sql.UPSERT_STAMP,
-                        [(self.scope, s.path, s.sha256, s.size, s.mtime_ns) for s in stamps],
+                        [(self.source, s.path, s.sha256, s.size, s.mtime_ns) for s in stamps],
                     )
                 if upserts:
                     cur.executemany(
-                        sql.UPSERT_FACT, [sql.fact_values(self.scope, f) for f in upserts]
+                        sql.UPSERT_FACT, [sql.fact_values(self.source, f) for f in upserts]
                     )
                 if deletes:
                     cur.execute(
                         "DELETE FROM facts WHERE scope = %s AND id = ANY(%s)",
-                        (self.scope, list(deletes)),
+                        (self.source, list(deletes)),
                     )
                 for fid, (sha, vector) in (vectors or {}).items():
                     data = np.asarray(vector, dtype=np.float32).reshape(-1)
-                    cur.execute(sql.UPSERT_VECTOR, (sha, data, self.scope, fid))
+                    cur.execute(sql.UPSERT_VECTOR, (sha, data, self.source, fid))
 
         self._write(write)
 
@@ -322,24 +324,24 @@ class PostgresFactStore:
         if not wanted:
             return {}
         query = f"SELECT {sql.COLUMNS} FROM facts WHERE scope = %s AND id = ANY(%s)"
-        return {str(r[0]): sql.fact_from_row(r) for r in self._rows(query, (self.scope, wanted))}
+        return {str(r[0]): sql.fact_from_row(r) for r in self._rows(query, (self.source, wanted))}
 
     def list_facts(self, filt: FactFilter) -> list[Fact]:
         """Facts admitted by ``filt``, oldest first."""
-        clause, args = sql.where(self.scope, filt)
+        clause, args = sql.where(self.source, filt)
         query = f"SELECT {sql.COLUMNS} FROM facts f WHERE {clause} ORDER BY f.recorded_us, f.id"
         return [sql.fact_from_row(r) for r in self._rows(query, args)]
 
     def retired_lines(
-        self, scopes: Sequence[str], paths: Sequence[str] | None = None
+        self, sources: Sequence[str], paths: Sequence[str] | None = None
     ) -> list[RetiredLine]:
         """The note lines of ``scopes`` (in ``paths`` when given) that hold no current fact
         (``RetiredLine``)."""
-        if not scopes or (paths is not None and not paths):
+        if not sources or (paths is not None and not paths):
             return []
         where = "e.scope = ANY(%s)" + ("" if paths is None else " AND e.path = ANY(%s)")
         args: tuple[list[str], ...] = (
-            (list(scopes),) if paths is None else (list(scopes), list(paths))
+            (list(sources),) if paths is None else (list(sources), list(paths))
         )
         query = (
             f"SELECT {RETIRED_COLUMNS} FROM fact_events e LEFT JOIN facts f "
@@ -350,7 +352,7 @@ class PostgresFactStore:
     def vector_shas(self) -> dict[str, str]:
         """Fact id -> sha256 of the text its stored vector was computed from."""
         query = "SELECT id, text_sha256 FROM fact_vectors WHERE scope = %s"
-        return {str(r[0]): str(r[1]) for r in self._rows(query, (self.scope,))}
+        return {str(r[0]): str(r[1]) for r in self._rows(query, (self.source,))}
 
     def count_unembedded(self) -> int:
         """How many facts of this scope have no vector (cheap check before a backfill)."""
@@ -358,12 +360,12 @@ class PostgresFactStore:
             "SELECT count(*) FROM facts f LEFT JOIN fact_vectors v "
             "ON v.scope = f.scope AND v.id = f.id WHERE f.scope = %s AND v.id IS NULL"
         )
-        return int(self._rows(query, (self.scope,))[0][0])
+        return int(self._rows(query, (self.source,))[0][0])
 
     def record_access(self, ids: Sequence[str], when: datetime) -> None:
         if not ids:
             return
-        rows = [(to_us(when), self.scope, fid) for fid in ids]
+        rows = [(to_us(when), self.source, fid) for fid in ids]
 
         def write(conn: Conn) -> None:
             with conn.cursor() as cur:
@@ -383,7 +385,7 @@ class PostgresFactStore:
 
         def clear(conn: Conn) -> None:
             for table in ("facts", "fact_events", "fact_files"):  # vectors go by cascade
-                conn.execute(f"DELETE FROM {table} WHERE scope = %s", (self.scope,))
+                conn.execute(f"DELETE FROM {table} WHERE scope = %s", (self.source,))
             if conn.execute("SELECT 1 FROM facts LIMIT 1").fetchone() is None:
                 conn.execute("DELETE FROM fact_meta")
 
@@ -399,7 +401,7 @@ class PostgresFactStore:
         phrases = phrases_of(query)
         if not phrases:
             return []
-        clause, args = sql.where(self.scope, filt)
+        clause, args = sql.where(self.source, filt)
         statement = (
             "SELECT f.id, ts_rank_cd(f.fts, q) AS score FROM facts f, "
             "websearch_to_tsquery('english'::regconfig, %s) AS q "
@@ -414,7 +416,7 @@ class PostgresFactStore:
         A zero vector has no direction: its cosine counts as 0, as in SQLite.
         """
         vector = np.asarray(query, dtype=np.float32).reshape(-1)
-        clause, args = sql.where(self.scope, filt)
+        clause, args = sql.where(self.source, filt)
         statement = (
             "SELECT f.id, 1 - (v.embedding <=> %s) AS score FROM fact_vectors v "
             "JOIN facts f ON f.scope = v.scope AND f.id = v.id "

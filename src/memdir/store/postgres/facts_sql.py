@@ -125,9 +125,9 @@ def fact_from_row(row: Sequence[Any]) -> Fact:
     )  # fmt: skip
 
 
-def fact_values(scope: str, fact: Fact) -> tuple[object, ...]:
+def fact_values(source: str, fact: Fact) -> tuple[object, ...]:
     return (
-        scope,
+        source,
         fact.id,
         clean(fact.text),
         clean(fact.category),
@@ -145,9 +145,9 @@ def fact_values(scope: str, fact: Fact) -> tuple[object, ...]:
     )
 
 
-def event_values(scope: str, e: FactEvent) -> tuple[object, ...]:
+def event_values(source: str, e: FactEvent) -> tuple[object, ...]:
     return (
-        scope, e.path, e.line, e.kind, e.fact_id, to_us(e.at), clean(e.text), clean(e.category),
+        source, e.path, e.line, e.kind, e.fact_id, to_us(e.at), clean(e.text), clean(e.category),
         e.importance, e.supersedes, clean(e.reason),
     )  # fmt: skip
 
@@ -160,6 +160,6 @@ def event_from_row(row: Sequence[Any]) -> FactEvent:
     )  # fmt: skip
 
 
-def where(scope: str, filt: FactFilter) -> tuple[str, list[object]]:
+def where(source: str, filt: FactFilter) -> tuple[str, list[object]]:
     """SQL conditions (on table alias ``f``) selecting the facts ``filt`` admits."""
-    return where_admitted(scope, filt, "%s")
+    return where_admitted(source, filt, "%s")

@@ -16,8 +16,8 @@ from memdir.store.times import to_us
 class AccessCounts:
     """Counts not written yet, of one scope: fact id -> (count, last access in us)."""
 
-    def __init__(self, scope: str) -> None:
-        self.scope = scope
+    def __init__(self, source: str) -> None:
+        self.source = source
         self._pending: dict[str, tuple[int, int]] = {}
 
     def __len__(self) -> int:
@@ -34,7 +34,7 @@ class AccessCounts:
 
     def write(self, conn: sqlite3.Connection) -> None:
         """Add the counts to the facts (inside the caller's write transaction)."""
-        rows = [(n, last, self.scope, fid) for fid, (n, last) in self._pending.items()]
+        rows = [(n, last, self.source, fid) for fid, (n, last) in self._pending.items()]
         sql.add_accesses(conn, rows)
 
 

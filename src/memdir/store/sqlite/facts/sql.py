@@ -57,73 +57,75 @@ def write_meta(conn: sqlite3.Connection, rows: Sequence[tuple[str, str]]) -> Non
     conn.executemany("INSERT OR REPLACE INTO fact_meta VALUES (?, ?)", rows)
 
 
-def file_stamps(conn: sqlite3.Connection, scope: str) -> dict[str, FactStamp]:
+def file_stamps(conn: sqlite3.Connection, source: str) -> dict[str, FactStamp]:
     rows = conn.execute(
-        "SELECT path, sha256, size, mtime_ns FROM fact_files WHERE scope = ?", (scope,)
+        "SELECT path, sha256, size, mtime_ns FROM fact_files WHERE scope = ?", (source,)
     ).fetchall()
     return {r[0]: FactStamp(*r) for r in rows}
 
 
-def event_paths(conn: sqlite3.Connection, scope: str) -> set[str]:
-    rows = conn.execute("SELECT DISTINCT path FROM fact_events WHERE scope = ?", (scope,))
+def event_paths(conn: sqlite3.Connection, source: str) -> set[str]:
+    rows = conn.execute("SELECT DISTINCT path FROM fact_events WHERE scope = ?", (source,))
     return {r[0] for r in rows}
 
 
 def replace_file_events(
     conn: sqlite3.Connection,
-    scope: str,
+    source: str,
     changed: Sequence[tuple[FactStamp, Sequence[FactEvent]]],
     removed: Sequence[str],
 ) -> None:
     for path in [*removed, *(stamp.path for stamp, _ in changed)]:
-        conn.execute("DELETE FROM fact_events WHERE scope = ? AND path = ?", (scope, path))
-        conn.execute("DELETE FROM fact_files WHERE scope = ? AND path = ?", (scope, path))
+        conn.execute("DELETE FROM fact_events WHERE scope = ? AND path = ?", (source, path))
+        conn.execute("DELETE FROM fact_files WHERE scope = ? AND path = ?", (source, path))
     for stamp, events in changed:
         conn.execute(
             "INSERT INTO fact_files VALUES (?, ?, ?, ?, ?)",
-            (scope, stamp.path, stamp.sha256, stamp.size, stamp.mtime_ns),
+            (source, stamp.path, stamp.sha256, stamp.size, stamp.mtime_ns),
         )
-        insert_events(conn, scope, events)
+        insert_events(conn, source, events)
 
 
-def insert_events(conn: sqlite3.Connection, scope: str, events: Iterable[FactEvent]) -> None:
+def insert_events(conn: sqlite3.Connection, source: str, events: Iterable[FactEvent]) -> None:
     conn.executemany(
         "INSERT OR REPLACE INTO fact_events VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        [(scope, *event_values(e)) for e in events],
+        [(source, *event_values(e)) for e in events],
     )
 
 
-def all_events(conn: sqlite3.Connection, scope: str, path: str | None) -> list[FactEvent]:
+def all_events(conn: sqlite3.Connection, source: str, path: str | None) -> list[FactEvent]:
     sql = (
         "SELECT path, line, kind, fact_id, at_us, text, category, importance, supersedes, "
         "reason FROM fact_events WHERE scope = ?"
     )
-    args = [scope]
+    args = [source]
     if path is not None:
         sql, args = sql + " AND path = ?", [*args, path]
     return [event_from_row(r) for r in conn.execute(sql, args).fetchall()]
 
 
-def write_stamps(conn: sqlite3.Connection, scope: str, stamps: Sequence[FactStamp]) -> None:
+def write_stamps(conn: sqlite3.Connection, source: str, stamps: Sequence[FactStamp]) -> None:
     conn.executemany(
         "INSERT OR REPLACE INTO fact_files VALUES (?, ?, ?, ?, ?)",
-        [(scope, s.path, s.sha256, s.size, s.mtime_ns) for s in stamps],
+        [(source, s.path, s.sha256, s.size, s.mtime_ns) for s in stamps],
     )
 
 
-def upsert_facts(conn: sqlite3.Connection, scope: str, facts: Sequence[Fact]) -> None:
-    conn.executemany(UPSERT_FACT, [fact_row(scope, fact) for fact in facts])
+def upsert_facts(conn: sqlite3.Connection, source: str, facts: Sequence[Fact]) -> None:
+    conn.executemany(UPSERT_FACT, [fact_row(source, fact) for fact in facts])
 
 
-def delete_facts(conn: sqlite3.Connection, scope: str, ids: Sequence[str]) -> None:
-    conn.executemany("DELETE FROM facts WHERE id = ? AND scope = ?", [(i, scope) for i in ids])
+def delete_facts(conn: sqlite3.Connection, source: str, ids: Sequence[str]) -> None:
+    conn.executemany("DELETE FROM facts WHERE id = ? AND scope = ?", [(i, source) for i in ids])
 
 
-def write_vector(conn: sqlite3.Connection, scope: str, fact_id: str, sha: str, blob: bytes) -> None:
+def write_vector(
+    conn: sqlite3.Connection, source: str, fact_id: str, sha: str, blob: bytes
+) -> None:
     conn.execute(
         "INSERT OR REPLACE INTO fact_vectors (num, text_sha256, embedding) "
         "SELECT num, ?, ? FROM facts WHERE scope = ? AND id = ?",
-        (sha, blob, scope, fact_id),
+        (sha, blob, source, fact_id),
     )
 
 
@@ -134,27 +136,27 @@ def prune_vector_log(conn: sqlite3.Connection) -> None:
     )
 
 
-def get_facts(conn: sqlite3.Connection, scope: str, ids: Sequence[str]) -> dict[str, Fact]:
+def get_facts(conn: sqlite3.Connection, source: str, ids: Sequence[str]) -> dict[str, Fact]:
     sql = f"SELECT {FACT_COLUMNS} FROM facts WHERE scope = ? AND id IN ({marks(len(ids))})"
-    return {row[0]: fact_from_row(row) for row in conn.execute(sql, [scope, *ids]).fetchall()}
+    return {row[0]: fact_from_row(row) for row in conn.execute(sql, [source, *ids]).fetchall()}
 
 
-def list_facts(conn: sqlite3.Connection, scope: str, filt: FactFilter) -> list[Fact]:
-    where, args = where_admitted(scope, filt)
+def list_facts(conn: sqlite3.Connection, source: str, filt: FactFilter) -> list[Fact]:
+    where, args = where_admitted(source, filt)
     sql = f"SELECT {FACT_COLUMNS} FROM facts f WHERE {where} ORDER BY f.recorded_us, f.id"
     return [fact_from_row(row) for row in conn.execute(sql, args).fetchall()]
 
 
-def admitted_ids(conn: sqlite3.Connection, scope: str, filt: FactFilter) -> set[str]:
-    where, args = where_admitted(scope, filt)
+def admitted_ids(conn: sqlite3.Connection, source: str, filt: FactFilter) -> set[str]:
+    where, args = where_admitted(source, filt)
     return {r[0] for r in conn.execute(f"SELECT f.id FROM facts f WHERE {where}", args)}
 
 
 def retired_lines(
-    conn: sqlite3.Connection, scopes: Sequence[str], paths: Sequence[str] | None
+    conn: sqlite3.Connection, sources: Sequence[str], paths: Sequence[str] | None
 ) -> list[RetiredLine]:
-    where = f"e.scope IN ({marks(len(scopes))})"
-    args: list[str] = list(scopes)
+    where = f"e.scope IN ({marks(len(sources))})"
+    args: list[str] = list(sources)
     if paths is not None:
         where += f" AND e.path IN ({marks(len(paths))})"
         args += paths
@@ -165,21 +167,21 @@ def retired_lines(
     return [retired_from_row(row) for row in conn.execute(sql, args).fetchall()]
 
 
-def vector_shas(conn: sqlite3.Connection, scope: str) -> dict[str, str]:
+def vector_shas(conn: sqlite3.Connection, source: str) -> dict[str, str]:
     rows = conn.execute(
         "SELECT f.id, v.text_sha256 FROM fact_vectors v JOIN facts f ON f.num = v.num "
         "WHERE f.scope = ?",
-        (scope,),
+        (source,),
     ).fetchall()
     return dict(rows)
 
 
-def count_unembedded(conn: sqlite3.Connection, scope: str) -> int:
+def count_unembedded(conn: sqlite3.Connection, source: str) -> int:
     sql = (
         "SELECT count(*) FROM facts f LEFT JOIN fact_vectors v ON v.num = f.num "
         "WHERE f.scope = ? AND v.num IS NULL"
     )
-    return int(conn.execute(sql, (scope,)).fetchone()[0])
+    return int(conn.execute(sql, (source,)).fetchone()[0])
 
 
 def add_accesses(conn: sqlite3.Connection, pending: Sequence[tuple[int, int, str, str]]) -> None:
@@ -191,18 +193,18 @@ def add_accesses(conn: sqlite3.Connection, pending: Sequence[tuple[int, int, str
     )
 
 
-def clear(conn: sqlite3.Connection, scope: str) -> None:
+def clear(conn: sqlite3.Connection, source: str) -> None:
     for table in ("facts", "fact_events", "fact_files"):
-        conn.execute(f"DELETE FROM {table} WHERE scope = ?", (scope,))
+        conn.execute(f"DELETE FROM {table} WHERE scope = ?", (source,))
     if conn.execute("SELECT count(*) FROM facts").fetchone()[0] == 0:
         conn.execute("DELETE FROM fact_meta")
 
 
 def keyword_search(
-    conn: sqlite3.Connection, scope: str, query: KeywordQuery, filt: FactFilter, limit: int
+    conn: sqlite3.Connection, source: str, query: KeywordQuery, filt: FactFilter, limit: int
 ) -> list[tuple[str, float]]:
     match = " OR ".join('"' + term.replace('"', '""') + '"' for term in query.terms)
-    where, args = where_admitted(scope, filt)
+    where, args = where_admitted(source, filt)
     sql = (
         "SELECT f.id, -bm25(facts_fts) FROM facts_fts JOIN facts f ON f.num = facts_fts.rowid "
         f"WHERE facts_fts MATCH ? AND {where} ORDER BY bm25(facts_fts) LIMIT ?"

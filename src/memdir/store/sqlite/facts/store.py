@@ -17,7 +17,6 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
-from types import TracebackType
 from typing import TypeVar
 
 from memdir.errors import MemdirError, StoreError
@@ -49,19 +48,19 @@ class SqliteFactStore:
     by a lock, so threads may share a store; processes coordinate through WAL.
     """
 
-    def __init__(self, path: Path | str, *, scope: str = "global") -> None:
+    def __init__(self, path: Path | str, *, source: str = "global") -> None:
         self.path = Path(path)
-        self.scope = scope
+        self.source = source
         self._lock = threading.RLock()
         self._db: Connection | None = None
         self._matrix: FactMatrix | None = None
         self._in_transaction = False
         self._identity: EmbedderIdentity | None = None  # once read, until a clear
-        self._accesses = AccessCounts(scope)
+        self._accesses = AccessCounts(source)
 
     @classmethod
-    def open(cls, path: Path | str, *, scope: str = "global") -> SqliteFactStore:
-        store = cls(path, scope=scope)
+    def open(cls, path: Path | str, *, source: str = "global") -> SqliteFactStore:
+        store = cls(path, source=source)
         store.connect()
         return store
 
@@ -94,12 +93,7 @@ class SqliteFactStore:
         self.connect()
         return self
 
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
     # -- transactions --------------------------------------------------------------------
@@ -181,21 +175,21 @@ class SqliteFactStore:
     # -- files and events ----------------------------------------------------------------
 
     def file_stamps(self) -> dict[str, FactStamp]:
-        return self._read(lambda c: sql.file_stamps(c, self.scope))
+        return self._read(lambda c: sql.file_stamps(c, self.source))
 
     def event_paths(self) -> set[str]:
         """Every file that holds recorded events (stamped by a sync or not)."""
-        return self._read(lambda c: sql.event_paths(c, self.scope))
+        return self._read(lambda c: sql.event_paths(c, self.source))
 
     def replace_file_events(
         self, changed: Sequence[tuple[FactStamp, Sequence[FactEvent]]], removed: Sequence[str]
     ) -> None:
         """Replace the events (and stamps) of changed files and drop removed files, atomically."""
-        self._write(lambda c: sql.replace_file_events(c, self.scope, changed, removed))
+        self._write(lambda c: sql.replace_file_events(c, self.source, changed, removed))
 
     def all_events(self, path: str | None = None) -> list[FactEvent]:
         """Every recorded event of this scope, or of one file."""
-        return self._read(lambda c: sql.all_events(c, self.scope, path))
+        return self._read(lambda c: sql.all_events(c, self.source, path))
 
     # -- facts ---------------------------------------------------------------------------
 
@@ -215,14 +209,14 @@ class SqliteFactStore:
         """
 
         def write(conn: sqlite3.Connection) -> None:
-            sql.insert_events(conn, self.scope, events)
-            sql.write_stamps(conn, self.scope, stamps)
-            sql.upsert_facts(conn, self.scope, upserts)
-            sql.delete_facts(conn, self.scope, deletes)
+            sql.insert_events(conn, self.source, events)
+            sql.write_stamps(conn, self.source, stamps)
+            sql.upsert_facts(conn, self.source, upserts)
+            sql.delete_facts(conn, self.source, deletes)
             if vectors:
                 check_dimensions(conn, self.path, vectors)
             for fid, (sha, vector) in (vectors or {}).items():
-                sql.write_vector(conn, self.scope, fid, sha, vector_blob(vector))
+                sql.write_vector(conn, self.source, fid, sha, vector_blob(vector))
             if vectors or deletes:
                 sql.prune_vector_log(conn)
 
@@ -232,29 +226,29 @@ class SqliteFactStore:
         wanted = list(dict.fromkeys(ids))
         if not wanted:
             return {}
-        return self._read(lambda c: sql.get_facts(c, self.scope, wanted))
+        return self._read(lambda c: sql.get_facts(c, self.source, wanted))
 
     def list_facts(self, filt: FactFilter) -> list[Fact]:
         """Facts admitted by ``filt``, oldest first."""
-        return self._read(lambda c: sql.list_facts(c, self.scope, filt))
+        return self._read(lambda c: sql.list_facts(c, self.source, filt))
 
     def retired_lines(
-        self, scopes: Sequence[str], paths: Sequence[str] | None = None
+        self, sources: Sequence[str], paths: Sequence[str] | None = None
     ) -> list[RetiredLine]:
         """The note lines of ``scopes`` (in ``paths`` when given) that hold no current fact
         (``RetiredLine``): one query for a search over several workspaces, whatever this
         store's own scope. With ``paths`` it reads only those files' events."""
-        if not scopes or (paths is not None and not paths):
+        if not sources or (paths is not None and not paths):
             return []
-        return self._read(lambda c: sql.retired_lines(c, scopes, paths))
+        return self._read(lambda c: sql.retired_lines(c, sources, paths))
 
     def vector_shas(self) -> dict[str, str]:
         """Fact id -> sha256 of the text its stored vector was computed from."""
-        return self._read(lambda c: sql.vector_shas(c, self.scope))
+        return self._read(lambda c: sql.vector_shas(c, self.source))
 
     def count_unembedded(self) -> int:
         """How many facts of this scope have no vector (cheap check before a backfill)."""
-        return self._read(lambda c: sql.count_unembedded(c, self.scope))
+        return self._read(lambda c: sql.count_unembedded(c, self.source))
 
     def record_access(self, ids: Sequence[str], when: datetime) -> None:
         """Count an access to each fact (``accesses``: written when the database is free,
@@ -273,7 +267,7 @@ class SqliteFactStore:
 
     def clear(self) -> None:
         """Drop every fact, event and file stamp of this scope (before a rebuild)."""
-        self._write(lambda c: sql.clear(c, self.scope))
+        self._write(lambda c: sql.clear(c, self.source))
         self._identity = None
         self._accesses.clear()
 
@@ -286,19 +280,19 @@ class SqliteFactStore:
         terms (each quoted, so any text is a valid term), best first."""
         if not query:
             return []
-        return self._read(lambda c: sql.keyword_search(c, self.scope, query, filt, limit))
+        return self._read(lambda c: sql.keyword_search(c, self.source, query, filt, limit))
 
     def vector_search(self, query: Vector, filt: FactFilter, limit: int) -> list[tuple[str, float]]:
         """Cosine over the vectors of admitted facts: (fact id, cosine), best first."""
         matrix = self._load_matrix()
         if not matrix.ids:
             return []
-        allowed = self._read(lambda c: sql.admitted_ids(c, self.scope, filt))
+        allowed = self._read(lambda c: sql.admitted_ids(c, self.source, filt))
         return matrix.search(query, allowed, limit)
 
     def _load_matrix(self) -> FactMatrix:
         """The scope's fact vectors as of now, following ``fact_vector_log``: a change of
         other facts (a save's row, an access count) keeps the vectors; a vector written or
         deleted by any connection is re-read alone."""
-        self._matrix = self._read(lambda c: FactMatrix.read(c, self.scope, self._matrix))
+        self._matrix = self._read(lambda c: FactMatrix.read(c, self.source, self._matrix))
         return self._matrix

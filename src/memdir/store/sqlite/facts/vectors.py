@@ -34,7 +34,7 @@ class FactMatrix:
     vectors: Vector
 
     @classmethod
-    def read(cls, conn: sqlite3.Connection, scope: str, held: FactMatrix | None) -> FactMatrix:
+    def read(cls, conn: sqlite3.Connection, source: str, held: FactMatrix | None) -> FactMatrix:
         """The vectors of ``scope`` on ``conn`` (one snapshot): ``held`` itself when no
         vector changed since it was read, else ``held`` with the changed rows re-read,
         or all rows when the log no longer reaches back to it."""
@@ -42,13 +42,13 @@ class FactMatrix:
         if snapshot:
             conn.execute("BEGIN")
         try:
-            return cls._read(conn, scope, held)
+            return cls._read(conn, source, held)
         finally:
             if snapshot:
                 conn.execute("COMMIT")
 
     @classmethod
-    def _read(cls, conn: sqlite3.Connection, scope: str, held: FactMatrix | None) -> FactMatrix:
+    def _read(cls, conn: sqlite3.Connection, source: str, held: FactMatrix | None) -> FactMatrix:
         top = int(conn.execute("SELECT max(seq) FROM fact_vector_log").fetchone()[0] or 0)
         if held is not None and held.seq == top:
             return held
@@ -58,13 +58,13 @@ class FactMatrix:
             "WHERE f.scope = ?"
         )
         if held is None or low is None or int(low) > held.seq + 1:  # the log was pruned
-            return cls.of_rows(top, conn.execute(f"{sql} ORDER BY v.num", (scope,)).fetchall())
+            return cls.of_rows(top, conn.execute(f"{sql} ORDER BY v.num", (source,)).fetchall())
         changed = [r[0] for r in conn.execute(
             "SELECT DISTINCT num FROM fact_vector_log WHERE seq > ?", (held.seq,))]  # fmt: skip
         rows: list[tuple[int, str, bytes]] = []
         for start in range(0, len(changed), 500):
             batch = changed[start : start + 500]
-            args = (scope, *batch)
+            args = (source, *batch)
             rows += conn.execute(f"{sql} AND v.num IN ({marks(len(batch))})", args).fetchall()
         keep = ~np.isin(held.nums, np.array(changed, dtype=np.int64))
         fresh = cls.of_rows(top, rows)

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import subprocess
 import threading
 import time
@@ -20,6 +19,8 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
+
+from live_server import free_port, stop_server
 
 ROOT = Path(__file__).resolve().parents[2]
 PLUGIN = ROOT / "integrations" / "openclaw"
@@ -56,15 +57,22 @@ def tool_call(name: str, arguments: dict[str, Any]) -> dict[str, Any]:
             "tool_calls": [{"id": call_id, "type": "function", "function": function}]}  # fmt: skip
 
 
+def contents(request: Request, role: str) -> list[str]:
+    """The text of each message of ``role`` in a request, in order."""
+    texts = []
+    for message in request["messages"]:
+        if message["role"] == role:
+            content = message["content"]
+            if isinstance(content, list):
+                content = "".join(part.get("text", "") for part in content)
+            texts.append(content)
+    return texts
+
+
 def tool_results(request: Request) -> list[Any]:
     """The JSON each tool returned, in order, as OpenClaw put it into the conversation."""
-    found = []
-    for message in request["messages"]:
-        if message["role"] != "tool":
-            continue
-        content = message["content"]
-        if isinstance(content, list):
-            content = "".join(part.get("text", "") for part in content)
+    found: list[Any] = []
+    for content in contents(request, "tool"):
         try:
             found.append(json.loads(content))
         except json.JSONDecodeError:  # a tool that answers in text, such as OpenClaw's write
@@ -79,15 +87,7 @@ def last_tool_result(request: Request) -> Any:
 
 def user_text(request: Request) -> str:
     """Every user message of a request, as text (what the model was shown)."""
-    texts = []
-    for message in request["messages"]:
-        if message["role"] != "user":
-            continue
-        content = message["content"]
-        if isinstance(content, list):
-            content = "".join(part.get("text", "") for part in content)
-        texts.append(content)
-    return "\n".join(texts)
+    return "\n".join(contents(request, "user"))
 
 
 @dataclass
@@ -289,15 +289,9 @@ class OpenClaw:
 
     def stop_gateway(self) -> None:
         """SIGTERM, as a supervisor stops it: the Gateway ends its sessions (session_end)."""
-        if self.gateway is None:
-            return
-        self.gateway.terminate()
-        try:
-            self.gateway.wait(timeout=60)
-        except subprocess.TimeoutExpired:
-            self.gateway.kill()
-            self.gateway.wait()
-        self.gateway = None
+        if self.gateway is not None:
+            stop_server(self.gateway)
+            self.gateway = None
 
     def turn(self, session_id: str, message: str, *steps: Step) -> dict[str, Any]:
         """One agent turn through the Gateway, answered by ``steps``; its JSON result."""
@@ -310,10 +304,3 @@ class OpenClaw:
         assert self.model.steps == [], f"the turn ended early:\n{log}"
         result: dict[str, Any] = json.loads(done.stdout)
         return result
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port

@@ -158,6 +158,32 @@ def test_a_fact_saved_in_one_session_is_found_and_cited_in_another(
     assert f"- {top['citation']} (score" in recalled, recalled
 
 
+def forget_first_recalled(request: Request) -> dict[str, Any]:
+    """After memory_recall: retire the first fact it found, with a reason."""
+    first = last_tool_result(request)["facts"][0]
+    fact = first.get("fact", first)
+    return tool_call("memory_forget", {"factId": fact["id"], "reason": "moved to port 5434"})
+
+
+def test_a_fact_is_recalled_then_forgotten_and_stays_on_record(
+    openclaw: OpenClaw, model: ScriptedModel, memdir: LiveServer
+) -> None:
+    with memdir.client() as http:
+        http.post("/api/v1/facts", params={"agent": "main"}, json={"content": FACT})
+    openclaw.turn("facts-8", "The staging database moved; forget the old port.",
+                  call("memory_recall", {"query": "staging database port"}),
+                  forget_first_recalled, reply("Forgotten."))  # fmt: skip
+    recalled = json.dumps(last_tool_result(model.requests[1]))
+    assert FACT in recalled
+    forgotten = last_tool_result(model.requests[2])["forgotten"]
+    assert (forgotten["text"], forgotten["forgotten_reason"]) == (FACT, "moved to port 5434")
+    now = memdir_get(memdir, "/api/v1/facts/recall", query="staging database port")
+    assert FACT not in json.dumps(now["facts"])
+    note = memdir_get(memdir, f"/api/v1/files/{forgotten['source_path']}")["content"]
+    assert FACT in note  # not deleted: the line stays, and the forget line says why
+    assert "moved to port 5434" in note
+
+
 def test_recall_before_a_turn_injects_nothing_when_nothing_is_found(
     openclaw: OpenClaw, model: ScriptedModel, memdir: LiveServer
 ) -> None:

@@ -3,11 +3,15 @@
 // memory from it or, at session end, writes it down as a note.
 
 import { createHash } from "node:crypto";
-import { searchMemory } from "./memory.js";
+import { formatCitation, searchMemory } from "./memory.js";
 
 const RECALL_TAG = "memdir-recall";
 const MAX_QUERY_CHARS = 2000;
 const SESSION_ID = /[^A-Za-z0-9_-]+/g;
+// What one turn sends: the tail of the session (extraction reads its last 30 messages, the
+// session-end note its last 15), each message cut short (both cut at 2,000 characters).
+const SENT_MESSAGES = 100;
+const SENT_MESSAGE_CHARS = 8000;
 
 /**
  * The context block for `before_prompt_build`, or undefined when nothing passed the floor.
@@ -17,7 +21,7 @@ export function formatRecall(results, maxChars) {
   const lines = [];
   let used = 0;
   for (const hit of results) {
-    const where = `${hit.path}#L${hit.startLine}${hit.endLine === hit.startLine ? "" : `-L${hit.endLine}`}`;
+    const where = formatCitation(hit.path, hit.startLine, hit.endLine);
     const text = hit.snippet.replace(/\s+/g, " ").trim().replaceAll(`</${RECALL_TAG}`, `<\\/${RECALL_TAG}`);
     const line = `- ${where} (score ${hit.score.toFixed(2)}): ${text}`;
     if (lines.length && used + line.length > maxChars) break;
@@ -65,10 +69,10 @@ export function registerCapture(api, deps) {
   api.on("agent_end", async (event, ctx) => {
     if (event.success === false || event.error || !isConversationTurn(ctx)) return;
     const sessionId = memdirSessionId(ctx.sessionId ?? event.sessionId);
-    const messages = transcriptMessages(event.messages ?? []);
+    const messages = transcriptMessages(event.messages ?? []).slice(-SENT_MESSAGES);
     if (!sessionId || !messages.length) return;
-    const target = deps.targetFor(ctx.agentId);
     try {
+      const target = deps.targetFor(ctx.agentId);
       const sent = await deps.client.call(target, "POST", `/api/v1/sessions/${sessionId}/messages`, { body: { messages } });
       if (capture !== "extract" || !sent.appended) return;
       const result = await deps.client.call(target, "POST", `/api/v1/memory/${target.agent}/summarize/${sessionId}`);
@@ -79,9 +83,11 @@ export function registerCapture(api, deps) {
     }
   });
   if (capture !== "note") return;
+  const noted = new Set(); // a reset fires before_reset, then session_end: one note
   const writeNote = async (event, ctx) => {
     const sessionId = memdirSessionId(event?.sessionId ?? ctx?.sessionId);
-    if (!sessionId) return;
+    if (!sessionId || noted.has(sessionId)) return;
+    noted.add(sessionId);
     try {
       const done = await deps.client.call(deps.targetFor(ctx?.agentId), "POST", `/api/v1/sessions/${sessionId}/end`);
       api.logger.info?.(`memdir: session note ${done.note?.path ?? "not written (no messages)"}`);
@@ -121,7 +127,7 @@ export function transcriptMessages(messages) {
     const occurrence = seen.get(key) ?? 0;
     seen.set(key, occurrence + 1);
     const digest = createHash("sha256").update(`${key}\n${occurrence}`).digest("hex");
-    lines.push({ id: `oc-${digest.slice(0, 24)}`, role: message.role, content: text });
+    lines.push({ id: `oc-${digest.slice(0, 24)}`, role: message.role, content: text.slice(0, SENT_MESSAGE_CHARS) });
   }
   return lines;
 }

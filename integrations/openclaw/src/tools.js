@@ -165,7 +165,7 @@ export function createTools(ctx, deps) {
       name: "memory_forget",
       label: "Memory Forget",
       description:
-        "Retire a saved fact that is wrong or no longer true, by factId (from memory_recall) or by a query matching it; always give the reason. The fact is not deleted: it gets an end date and stays visible to memory_recall with asOf.",
+        "Retire a saved fact that is wrong or no longer true, by factId (from memory_recall) or by a query matching it; always give the reason. memory_recall no longer returns it, but nothing is deleted: its line stays in its daily note, and a forget line with the reason is added to today's.",
       parameters: FORGET_PARAMETERS,
       async execute(_toolCallId, params, signal) {
         const factId = readString(params, "factId", "memory_forget");

@@ -1,17 +1,17 @@
 """How fresh the index is for a search: what this process wrote, and when it last synced.
 
 The contract (docs/architecture.md, "Freshness"): a search sees at once every
-file this process wrote, edited or deleted through memdir (the write indexes its
-file before it returns; if that fails, the next search indexes it first);
-everything else (appended daily-note entries, other processes' writes, edits by
-hand) is seen once a full incremental sync has run: the watcher of ``memdir
-serve`` runs one after each burst of changes; a search runs one itself first when
-this process never synced the workspace, or (without a watcher) when the last is
-older than ``index.refresh_seconds``.
+write through memdir (a file written, edited or deleted, a daily-note append, a
+save: the write indexes its file before it returns, and the index is shared by every
+process; if that fails, the next search of the writing process indexes it first);
+edits by hand and files written by other programs are seen once a full incremental
+sync has run: the watcher of ``memdir serve`` runs one after each burst of changes;
+a search runs one itself first when this process never synced the workspace, or
+(without a watcher) when the last is older than ``index.refresh_seconds``.
 
-One ``Freshness`` per home is shared by every ``Memory`` of the process (the
-REST server holds one per agent, and its watcher one of its own), so a write
-through any of them is seen by the searches of all.
+By default one ``Freshness`` per home is shared by every ``Memory`` of the process
+(the REST server holds one per agent, and its watcher one of its own), so a write
+through any of them is seen by the searches of all; a CLI command keeps its own.
 """
 
 from __future__ import annotations

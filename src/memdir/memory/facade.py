@@ -42,7 +42,7 @@ from memdir.workspace import (
     PromptFile,
     Workspace,
 )
-from memdir.workspace.scoped import cite_path
+from memdir.workspace.sources import cite_path
 
 if TYPE_CHECKING:  # curation, sessions and models load when used: a search never needs them
     from memdir.context import Session, SessionInfo

@@ -119,7 +119,7 @@ class SearchHit:
 
     ``path`` is the path of the file as the searching session reads it back: relative to
     the workspace ``source`` names, and from ``Memory.search`` with a ``global:`` or
-    ``agent:<id>:`` prefix when that is not the session's own (``memdir.workspace.scoped``).
+    ``agent:<id>:`` prefix when that is not the session's own (``memdir.workspace.sources``).
     """
 
     path: str

@@ -11,18 +11,8 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from memdir.tools import args, runners
+from memdir.tools import args, outputs, runners
 from memdir.tools.host import ToolHost
-from memdir.tools.outputs import (
-    FileEdited,
-    FileList,
-    FileRead,
-    FileWritten,
-    PromptFileSetting,
-    RitualFinished,
-    SearchOutput,
-    SliceOutput,
-)
 from memdir.tools.spec import ToolError, ToolResult, ToolSpec
 
 TOOLS: tuple[ToolSpec[Any], ...] = (
@@ -37,7 +27,7 @@ TOOLS: tuple[ToolSpec[Any], ...] = (
         "say you checked memory and found nothing rather than guess.",
         args.MemorySearchArgs,
         runners.run_search,
-        output_model=SearchOutput,
+        output_model=outputs.SearchOutput,
     ),
     ToolSpec(
         "memory_get",
@@ -48,7 +38,7 @@ TOOLS: tuple[ToolSpec[Any], ...] = (
         "that file. Omit from_line and lines to read the whole file.",
         args.MemoryGetArgs,
         runners.run_get,
-        output_model=SliceOutput,
+        output_model=outputs.SliceOutput,
     ),
     ToolSpec(
         "memory_save",
@@ -86,7 +76,7 @@ TOOLS: tuple[ToolSpec[Any], ...] = (
         "file's size in bytes and when it last changed.",
         args.MemoryListFilesArgs,
         runners.run_list_files,
-        output_model=FileList,
+        output_model=outputs.FileList,
     ),
     ToolSpec(
         "memory_read_file",
@@ -94,7 +84,7 @@ TOOLS: tuple[ToolSpec[Any], ...] = (
         "it before editing so you can copy the exact text to replace.",
         args.MemoryReadFileArgs,
         runners.run_read_file,
-        output_model=FileRead,
+        output_model=outputs.FileRead,
     ),
     ToolSpec(
         "memory_write_file",
@@ -104,7 +94,7 @@ TOOLS: tuple[ToolSpec[Any], ...] = (
         args.MemoryWriteFileArgs,
         runners.run_write_file,
         read_only=False,
-        output_model=FileWritten,
+        output_model=outputs.FileWritten,
         destructive=True,  # replaces the whole file
         idempotent=True,
     ),
@@ -116,7 +106,7 @@ TOOLS: tuple[ToolSpec[Any], ...] = (
         args.MemoryEditFileArgs,
         runners.run_edit_file,
         read_only=False,
-        output_model=FileEdited,
+        output_model=outputs.FileEdited,
         destructive=True,  # replaces text in place
     ),
     ToolSpec(
@@ -127,7 +117,7 @@ TOOLS: tuple[ToolSpec[Any], ...] = (
         args.MemoryFinishRitualArgs,
         runners.run_finish_ritual,
         read_only=False,
-        output_model=RitualFinished,
+        output_model=outputs.RitualFinished,
         destructive=True,  # deletes BOOTSTRAP.md
         idempotent=True,
     ),
@@ -148,7 +138,7 @@ TOOLS: tuple[ToolSpec[Any], ...] = (
         args.MemorySetPromptFileArgs,
         runners.run_set_prompt_file,
         read_only=False,
-        output_model=PromptFileSetting,
+        output_model=outputs.PromptFileSetting,
         destructive=True,  # changes what the prompt carries (prompt.toml)
         idempotent=True,
     ),

@@ -54,7 +54,7 @@ def watch_and_sync(debounce_ms: int = 500) -> ServiceFactory:
 
     def build(memories: AgentMemories) -> BackgroundService:
         indexer = memories.open_unshared(None)
-        roots = [indexer.home / "workspace", indexer.home / "agents"]
+        roots = [indexer.layout.global_root, indexer.layout.agents_dir]
         for root in roots:
             root.mkdir(parents=True, exist_ok=True)
         stopped = threading.Event()

@@ -20,7 +20,7 @@ from memdir.home import AGENT_PREFIX, GLOBAL_SOURCE, source_of, validate_agent_i
 
 
 @dataclass(frozen=True)
-class ScopedPath:
+class SourcePath:
     """A workspace path and the workspace it names: ``source`` is ``global``,
     ``agent:<id>`` or None (the session's own workspace)."""
 
@@ -28,15 +28,15 @@ class ScopedPath:
     path: str
 
 
-def parse_scoped_path(text: str) -> ScopedPath:
+def parse_source_path(text: str) -> SourcePath:
     """Split ``global:...`` or ``agent:<id>:...`` from a path; other paths stay whole.
 
     Only the prefix is checked here; the path itself is checked where it is read.
     """
     if not isinstance(text, str):
-        return ScopedPath(None, text)
+        return SourcePath(None, text)
     if text.startswith(GLOBAL_SOURCE + ":"):
-        return ScopedPath(GLOBAL_SOURCE, text[len(GLOBAL_SOURCE) + 1 :])
+        return SourcePath(GLOBAL_SOURCE, text[len(GLOBAL_SOURCE) + 1 :])
     if text.startswith(AGENT_PREFIX):
         agent, sep, rest = text[len(AGENT_PREFIX) :].partition(":")
         if not sep:
@@ -44,8 +44,8 @@ def parse_scoped_path(text: str) -> ScopedPath:
                 f"invalid workspace path {text!r}: an agent's path reads "
                 "'agent:<id>:<path>', e.g. 'agent:writer:memory/2026-11-20.md'"
             )
-        return ScopedPath(source_of(validate_agent_id(agent)), rest)
-    return ScopedPath(None, text)
+        return SourcePath(source_of(validate_agent_id(agent)), rest)
+    return SourcePath(None, text)
 
 
 def cite_path(source: str, path: str, own: str) -> str:

@@ -30,19 +30,19 @@ cosine alone; its ``first``, ``auroc`` (top cosine) and ``R@<B>tok``.
 from __future__ import annotations
 
 import json
-import math
 import re
 import shutil
 import statistics
 import tempfile
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from memdir.bench.locomo import line_tokens, score_hits
 from memdir.bench.trust import auroc
 from memdir.embeddings.base import Embedder
 from memdir.index.chunking import embedding_text
@@ -111,11 +111,6 @@ class HomeRun:
     tokens: int = 0
 
 
-def line_tokens(line: str) -> int:
-    """The LoCoMo protocol's token estimate of one line, newline included."""
-    return math.ceil((len(line) + 1) / 4)
-
-
 def load_home(folder: Path, part: str, shape: str) -> Home:
     """Read one home; evidence texts become line numbers (each must name exactly one line)."""
     questions = []
@@ -161,22 +156,10 @@ def workspace_files(workspace: Path) -> dict[str, list[str]]:
 def budget_recall(
     spans: Sequence[Span], files: dict[str, list[str]], q: Question, budget: int
 ) -> float:
-    """Share of ``q``'s evidence lines read within ``budget`` tokens, hits read in order."""
-    wanted = set(q.evidence)
-    found: set[tuple[str, int]] = set()
-    used = 0
-    for path, start, end in spans:
-        lines = files.get(path, [])
-        for number in range(start, end + 1):
-            if number > len(lines):
-                break
-            cost = line_tokens(lines[number - 1])
-            if used + cost > budget:
-                return len(found) / len(wanted)
-            used += cost
-            if (path, number) in wanted:
-                found.add((path, number))
-    return len(found) / len(wanted)
+    """Share of ``q``'s evidence lines read within ``budget`` tokens, hits read in order
+    (the LoCoMo protocol's ``score_hits``, each evidence line its own key)."""
+    where = {line: f"{line[0]}:{line[1]}" for line in q.evidence}
+    return score_hits(spans, files, where, set(where.values()), budget)
 
 
 def cites_evidence(span: Span, q: Question) -> bool:
@@ -247,20 +230,17 @@ def message_blocks(files: dict[str, list[str]]) -> list[tuple[str, int, int, str
     return out
 
 
-def ask_cosine(home: Home, embedder: Embedder) -> tuple[list[Answer], float]:
+def ask_cosine(home: Home, embedder: Embedder) -> list[Answer]:
     """The baseline: every block embedded whole, ranked by cosine alone."""
-    files = workspace_files(home.workspace)
-    blocks = message_blocks(files)
-    t0 = time.perf_counter()
+    blocks = message_blocks(workspace_files(home.workspace))
     matrix = embedder.embed_documents([text for *_, text in blocks])
-    seconds = time.perf_counter() - t0
     answers = []
     for q in home.questions:
         scores = matrix @ embedder.embed_query(q.question)
         order = np.argsort(-scores, kind="stable")[:20]
         spans = [blocks[i][:3] for i in order]
         answers.append(Answer(q, spans, float(scores[order[0]]), False))
-    return answers, seconds
+    return answers
 
 
 # -- figures ----------------------------------------------------------------------------------
@@ -330,7 +310,7 @@ def run_shapes(
         run = HomeRun(home)
         run.answers["memdir"], run.index_seconds, run.tokens = ask_memdir(home, embedder, overrides)
         if baseline and baseline_embedder is not None:
-            run.answers["cosine"], _ = ask_cosine(home, baseline_embedder)
+            run.answers["cosine"] = ask_cosine(home, baseline_embedder)
         runs.append(run)
         if progress is not None:
             progress(ProgressUpdate("homes", done + 1, len(homes), "homes", home.name))
@@ -358,18 +338,6 @@ def figures(runs: Sequence[HomeRun], shape: str) -> dict[str, Any]:
     if any("cosine" in r.answers for r in runs):
         out["cosine"] = summarise(runs, "cosine", budgets)
     return out
-
-
-def per_question(runs: Sequence[HomeRun]) -> Iterator[dict[str, Any]]:
-    """One row per question and retriever, for looking at failures."""
-    for run in runs:
-        for retriever, answers in run.answers.items():
-            for a in answers:
-                yield {
-                    "home": run.home.name, "retriever": retriever, "id": a.question.id,
-                    "kind": a.question.kind, "top": round(a.top, 4), "empty": a.empty,
-                    "first": any(cites_evidence(s, a.question) for s in a.leading),
-                }  # fmt: skip
 
 
 ROWS = (

@@ -17,6 +17,7 @@ DESIGN_TOOLS = (
     "memory_finish_ritual", "memory_context", "memory_set_prompt_file",
 )  # fmt: skip
 ADDED_TOOLS = ("memory_list_facts", "memory_recent")  # listing facts; what changed lately
+ADDED_TOOLS += ("memory_history", "memory_diff", "memory_restore")  # versions (docs/history.md)
 
 
 def test_the_tools_are_the_ones_design_names_then_the_added_ones() -> None:

@@ -19,6 +19,7 @@ So the very next search of any process finds what was written, and a feature tha
 from __future__ import annotations
 
 import logging
+from contextlib import AbstractContextManager, nullcontext
 from datetime import datetime
 
 from memdir.config import Settings
@@ -26,6 +27,7 @@ from memdir.errors import MemdirError
 from memdir.facts import Fact, FactBook, SaveOutcome
 from memdir.facts.replay import text_sha
 from memdir.facts.safety import check_fact_text, reject_new_secrets, reject_secrets
+from memdir.history import Change, WorkspaceHistory, attributed
 from memdir.index import Freshness, SourceFile, index_pending
 from memdir.memory.indexing import Indexer
 from memdir.memory.paths import own_path
@@ -51,7 +53,9 @@ class WritePath:
         settings: Settings,
         indexer: Indexer,
         freshness: Freshness,
+        history: WorkspaceHistory | None = None,
     ) -> None:
+        self.history = history  # every write below is a version of it (docs/history.md)
         self.workspace = workspace
         self.source = source
         self.settings = settings
@@ -61,7 +65,11 @@ class WritePath:
     # -- files ---------------------------------------------------------------------------
     def write_file(self, path: str, content: str) -> str:
         """Create or replace a file atomically; returns its workspace path."""
-        written = self.workspace.write_file(own_path(path, self.source), content, check=_checked)
+        with self.versioned("write_file") as change:
+            written = self.workspace.write_file(
+                own_path(path, self.source), content, check=_checked
+            )
+            change.touched(written)
         self.indexed(written)
         self.workspace.finish_ritual_if_done()
         return written
@@ -69,22 +77,28 @@ class WritePath:
     def edit_file(self, path: str, old_text: str, new_text: str, replace_all: bool) -> int:
         """Exact find-and-replace; returns how many occurrences were replaced."""
         own = own_path(path, self.source)
-        count = self.workspace.edit_file(
-            own, old_text, new_text, replace_all=replace_all, check=_checked
-        )
+        with self.versioned("edit_file") as change:
+            count = self.workspace.edit_file(
+                own, old_text, new_text, replace_all=replace_all, check=_checked
+            )
+            change.touched(own)
         self.indexed(own)
         self.workspace.finish_ritual_if_done()
         return count
 
     def delete_file(self, path: str) -> None:
         own = own_path(path, self.source)
-        self.workspace.delete_file(own)
+        with self.versioned("delete_file") as change:
+            self.workspace.delete_file(own)
+            change.touched(own)
         self.indexed(own)
 
     def append_daily(self, text: str, date: datetime | None = None) -> NoteLocation:
         if isinstance(text, str):
             reject_secrets(text, "the note")
-        location = self.workspace.append_daily(text, date=date.date() if date else None)
+        with self.versioned("append_daily") as change:
+            location = self.workspace.append_daily(text, date=date.date() if date else None)
+            change.touched(location.path)
         self.indexed(location.path)
         return location
 
@@ -95,7 +109,10 @@ class WritePath:
         """Save a fact: its text is embedded once, for the decision, its row and its line."""
         text = check_fact_text(content)
         vector = facts.embed(text)
-        outcome = facts.save(text, category=category, importance=importance, vector=vector)
+        with self.versioned("save") as change:
+            outcome = facts.save(text, category=category, importance=importance, vector=vector)
+            if outcome.location is not None:
+                change.touched(outcome.location.path)
         if outcome.location is not None:
             known = {} if vector is None else {text_sha(text): vector}
             self.indexed(outcome.location.path, known)
@@ -103,10 +120,19 @@ class WritePath:
 
     def forget(self, facts: FactBook, fact_id: str | None, query: str | None, reason: str) -> Fact:
         """Retire a fact; its forget line goes to the note of the day it was forgotten."""
-        fact = facts.forget(fact_id, query, reason=reason)
+        with attributed(reason=reason or None), self.versioned("forget") as change:
+            fact = facts.forget(fact_id, query, reason=reason)
+            if fact.forgotten_at is not None:
+                change.touched(daily_note_name(fact.forgotten_at.astimezone().date()))
         if fact.forgotten_at is not None:  # (a fact forgotten before: its note is indexed)
             self.indexed(daily_note_name(fact.forgotten_at.astimezone().date()))
         return fact
+
+    # -- versions ------------------------------------------------------------------------
+    def versioned(self, tool: str) -> AbstractContextManager[Change]:
+        """Around a write: the files it touches become one version (``memdir.history``);
+        ``tool`` names it when no tool or command in force did."""
+        return nullcontext(Change()) if self.history is None else self.history.change(tool)
 
     # -- indexing ------------------------------------------------------------------------
     def indexed(self, path: str, vectors: dict[str, Vector] | None = None) -> None:

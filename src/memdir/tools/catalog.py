@@ -14,6 +14,7 @@ from typing import Any
 from memdir.tools import args, outputs, runners
 from memdir.tools.host import ToolHost
 from memdir.tools.spec import ToolError, ToolResult, ToolSpec
+from memdir.tools.versions import HISTORY_TOOLS
 
 TOOLS: tuple[ToolSpec[Any], ...] = (
     ToolSpec(
@@ -159,6 +160,7 @@ TOOLS: tuple[ToolSpec[Any], ...] = (
         args.MemoryRecentArgs,
         runners.run_recent,
     ),
+    *HISTORY_TOOLS,
 )
 TOOLS_BY_NAME: dict[str, ToolSpec[Any]] = {tool.name: tool for tool in TOOLS}
 

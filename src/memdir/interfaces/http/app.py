@@ -42,6 +42,7 @@ from memdir.interfaces.http.auth import (
 )
 from memdir.interfaces.http.binding import AgentBinding
 from memdir.interfaces.http.browser import mount_browser
+from memdir.interfaces.http.history import router as history_router
 from memdir.interfaces.http.mcp_endpoint import McpEndpoint
 from memdir.interfaces.http.memories import AgentMemories, MemoryOpener
 from memdir.interfaces.http.problems import PROBLEM_RESPONSES, install_problem_handlers
@@ -161,6 +162,7 @@ def create_app(
     install_problem_handlers(app)
     app.include_router(router)
     app.include_router(transcripts_router)
+    app.include_router(history_router)
     app.router.routes.append(Route("/mcp", endpoint=McpEndpoint(mcp_sessions)))
 
     @app.get("/health", tags=["health"])

@@ -165,15 +165,45 @@ class HomeHistory:
         )
 
     # -- recording ----------------------------------------------------------------
-    def record(self, paths: Sequence[str], attribution: Attribution) -> bool:
-        """Commit the home-relative ``paths`` as they are now; False when nothing changed."""
+    def record(self, paths: Sequence[str], attribution: Attribution, files: bool = True) -> bool:
+        """Commit the home-relative ``paths`` as they are now; False when nothing changed.
+
+        For ``files`` (not folders) a file git knows is committed in one ``git commit --
+        <paths>``; a new file, or a folder whose new files count, is added first.
+        """
         wanted = [p for p in paths if not _unversioned(p)]
         if not wanted:
             return False
         with self.locked():
             self.start()
+            if files:
+                done = self._try_commit(attribution, _subject(attribution, wanted), wanted)
+                if done is not None:
+                    return done
             self.git("add", "-A", "--ignore-errors", "--", *wanted, check=False)
             return self._commit(attribution, _subject(attribution, wanted))
+
+    def _try_commit(
+        self, attribution: Attribution, subject: str, paths: Sequence[str]
+    ) -> bool | None:
+        """``git commit -- paths`` (one process): True, False (unchanged), None (new file)."""
+        for _ in range(INDEX_LOCK_RETRIES):
+            done = self.run(
+                "commit", "-q", "--no-verify", "-m", _message(subject, attribution), "--", *paths,
+                author=attribution.agent,
+            )  # fmt: skip
+            if done.returncode == 0:
+                return True
+            error = done.stderr.decode("utf-8", "replace")
+            if "index.lock" in error:
+                time.sleep(0.1)
+                continue
+            if "did not match any file" in error:
+                return None  # a file git does not know yet: add it
+            if done.returncode == 1 and not error.strip():
+                return False  # "nothing to commit": the file is as the last version has it
+            raise StoreError(f"git commit failed in {self.root}: {error.strip()}")
+        return None
 
     def record_outside(self) -> bool:
         """Commit what changed in the workspaces without memdir (an editor, a git pull)."""
@@ -189,16 +219,10 @@ class HomeHistory:
     def _commit(self, attribution: Attribution, subject: str) -> bool:
         if self.run("diff", "--cached", "--quiet").returncode == 0:
             return False  # nothing staged: the files are as the last version has them
-        message = (
-            subject
-            + "\n\n"
-            + "\n".join(
-                f"{name}: {value}"
-                for name, value in zip(TRAILERS, _values(attribution), strict=True)
-                if value
-            )
-        )
-        self.git("commit", "-q", "--no-verify", "-m", message, author=attribution.agent)
+        self.git(
+            "commit", "-q", "--no-verify", "-m", _message(subject, attribution),
+            author=attribution.agent,
+        )  # fmt: skip
         return True
 
     # -- reading ------------------------------------------------------------------
@@ -247,6 +271,11 @@ class HomeHistory:
 def _values(attribution: Attribution) -> tuple[str | None, ...]:
     a = attribution
     return (a.agent, a.token, a.session, a.tool, a.reason)
+
+
+def _message(subject: str, attribution: Attribution) -> str:
+    trailers = zip(TRAILERS, _values(attribution), strict=True)
+    return subject + "\n\n" + "\n".join(f"{name}: {value}" for name, value in trailers if value)
 
 
 def _subject(attribution: Attribution, paths: Sequence[str]) -> str:

@@ -86,7 +86,7 @@ class WorkspaceHistory:
     def record_all(self, tool: str, reason: str) -> None:
         """Record every change of this workspace (after a curation that wrote several)."""
         with attributed(tool=tool, reason=reason):
-            self._record([self.prefix.rstrip("/")])
+            self._record([self.prefix.rstrip("/")], files=False)
 
     def _start(self) -> None:
         try:
@@ -94,7 +94,7 @@ class WorkspaceHistory:
         except (MemdirError, OSError) as exc:
             log.warning("could not start the history of %s: %s", self.repo.root, exc)
 
-    def _record(self, specs: list[str], tool: str | None = None) -> None:
+    def _record(self, specs: list[str], tool: str | None = None, files: bool = True) -> None:
         if not specs or not self.recording:
             return
         who = current()
@@ -103,7 +103,7 @@ class WorkspaceHistory:
         if who.tool is None and tool is not None:
             who = replace(who, tool=tool)
         try:
-            self.repo.record(specs, who)
+            self.repo.record(specs, who, files)
         except (MemdirError, OSError) as exc:  # the write stands; only its version is missing
             log.warning("could not record a version of %s: %s", ", ".join(specs), exc)
 

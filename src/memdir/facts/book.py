@@ -90,11 +90,14 @@ class FactBook:
         category: str | None = None,
         importance: int | None = None,
         vector: Vector | None = None,
+        until: datetime | None = None,
     ) -> SaveOutcome:
-        """Save ``text`` (``saving.save_fact``; ``vector``: its vector, when embedded already)."""
+        """Save ``text`` (``saving.save_fact``; ``vector``: its vector, when embedded already;
+        ``until``: when it stops being true)."""
         return save_fact(
             self.store, self.embedder, self.workspace, text, category=category,
             importance=importance, decide=self.decide, clock=self.clock, vector=vector,
+            until=until,
         )  # fmt: skip
 
     def embed(self, text: str) -> Vector | None:

@@ -6,7 +6,8 @@ viewers hide::
     - My cat is called Luna <!-- memdir:fact id=f-ab12cd34ef cat=fact imp=5
       at=2026-11-22T10:01:02.123456Z supersedes=f-mnop234567 -->
 
-(one line in the file; wrapped here).
+(one line in the file; wrapped here). A fact saved with an end of validity carries
+``until=<time>``: after it, the fact is history like a superseded one.
 
 A forget and a reinforcement (a duplicate save that raised the importance)::
 
@@ -79,9 +80,11 @@ def format_fact_line(
     importance: int,
     at: datetime,
     supersedes: str | None = None,
+    until: datetime | None = None,
 ) -> str:
     """The bullet that records a saved fact (no trailing newline)."""
     tail = f" supersedes={supersedes}" if supersedes else ""
+    tail += f" until={format_time(until)}" if until else ""
     return (
         f"- {text} <!-- memdir:fact id={fact_id} cat={category} imp={importance} "
         f"at={format_time(at)}{tail} -->"
@@ -110,8 +113,9 @@ def format_event_line(event: FactEvent) -> str:
     if event.kind == "reinforce":
         return format_reinforce_line(event.fact_id, event.text, event.importance, event.at)
     return format_fact_line(
-        event.fact_id, event.text, event.category, event.importance, event.at, event.supersedes
-    )
+        event.fact_id, event.text, event.category, event.importance, event.at, event.supersedes,
+        event.until,
+    )  # fmt: skip
 
 
 def _attrs(raw: str) -> dict[str, str]:
@@ -157,9 +161,11 @@ def _event(path: str, line: int, kind: str, body: str, attrs: dict[str, str]) ->
     supersedes = attrs.get("supersedes") or None
     if supersedes is not None and not FACT_ID.fullmatch(supersedes):
         raise MarkerError(f"bad supersedes id {supersedes!r}")
+    until = parse_time(attrs["until"]) if attrs.get("until") else None
     return FactEvent(
-        path, line, "fact", fact_id, at, body, category, _importance(attrs, 5), supersedes
-    )
+        path, line, "fact", fact_id, at, body, category, _importance(attrs, 5), supersedes,
+        until=until,
+    )  # fmt: skip
 
 
 def parse_fact_lines(relpath: str, text: str) -> list[FactEvent]:

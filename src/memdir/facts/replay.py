@@ -93,7 +93,8 @@ def fact_of(event: FactEvent) -> Fact:
     """The fact a ``fact`` event creates (rule 1 of the module docstring)."""
     return Fact(
         id=event.fact_id, text=event.text, category=event.category,
-        importance=event.importance, recorded_at=event.at, valid_from=event.at, valid_to=None,
+        importance=event.importance, recorded_at=event.at, valid_from=event.at,
+        valid_to=event.until,
         supersedes=event.supersedes, source_path=event.path, source_line=event.line,
     )  # fmt: skip
 

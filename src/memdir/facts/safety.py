@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from datetime import UTC, datetime
 
 from memdir.errors import InvalidInputError, SecretRejectedError
 from memdir.facts.secrets import detect_secret, new_secrets
@@ -113,3 +114,20 @@ def check_importance(importance: int) -> int:
             f"importance must be a whole number from 1 to 10, got {importance!r}"
         )
     return importance
+
+
+def check_until(until: datetime | None) -> datetime | None:
+    """A fact's end of validity as UTC (a naive time is local); it must lie ahead."""
+    if until is None:
+        return None
+    if not isinstance(until, datetime):
+        raise InvalidInputError(
+            f"valid_until must be a date or datetime, got {type(until).__name__}"
+        )
+    end = until.astimezone(UTC)
+    if end <= datetime.now(UTC):
+        raise InvalidInputError(
+            f"valid_until {until.isoformat()} is not in the future; give a later date, or "
+            "forget the fact if it is no longer true"
+        )
+    return end

@@ -128,6 +128,7 @@ def save_fact(
     decide: DecideFn | None = None,
     clock: Clock = utc_clock,
     vector: Vector | None = None,
+    until: datetime | None = None,
 ) -> SaveOutcome:
     """Save ``text`` as a fact, or reinforce/supersede a known one (module docstring).
 
@@ -138,7 +139,8 @@ def save_fact(
     other's facts and two updates of one subject never both supersede the same
     fact. A model's decision is asked for outside that lock and used only if the
     candidates are still the same inside it. ``vector`` is the text's vector when the
-    caller embedded it already (``embed_fact``).
+    caller embedded it already (``embed_fact``). ``until`` ends the fact's validity then
+    (``valid_until``): after it, the fact is history like a superseded one.
     """
     text = check_fact_text(text)
     explicit_category = None if category is None else check_category(category)
@@ -174,7 +176,7 @@ def save_fact(
         supersedes = None if target is None else target.id
         event, location = _append(workspace, FactEvent(
             "", 0, "fact", new_fact_id(), now, text, chosen_category, chosen_importance,
-            supersedes,
+            supersedes, until=until,
         ))  # fmt: skip
         fact = fact_of(event)
         ended = None if target is None else replace(target, valid_to=now)

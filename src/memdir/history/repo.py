@@ -26,7 +26,7 @@ import shutil
 import subprocess
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
@@ -51,7 +51,7 @@ GITIGNORE = """\
 """
 GITATTRIBUTES = """\
 # Written by memdir: notes merge line by line, keeping both sides (docs/history.md).
-memory/*.md merge=union
+**/memory/*.md merge=union
 """
 LOCK_FILE = "index/history.lock"
 TRAILERS = ("Agent", "Token", "Session", "Tool", "Reason")
@@ -165,23 +165,38 @@ class HomeHistory:
         )
 
     # -- recording ----------------------------------------------------------------
-    def record(self, paths: Sequence[str], attribution: Attribution, files: bool = True) -> bool:
+    def record(
+        self,
+        paths: Sequence[str],
+        attribution: Attribution,
+        files: bool = True,
+        keep_empty: bool = False,
+    ) -> bool:
         """Commit the home-relative ``paths`` as they are now; False when nothing changed.
 
         For ``files`` (not folders) a file git knows is committed in one ``git commit --
         <paths>``; a new file, or a folder whose new files count, is added first.
+        ``keep_empty``: a change an earlier version already holds is still recorded (an
+        empty commit with this attribution), so every write keeps its version.
         """
         wanted = [p for p in paths if not _unversioned(p)]
         if not wanted:
             return False
         with self.locked():
             self.start()
-            if files:
-                done = self._try_commit(attribution, _subject(attribution, wanted), wanted)
-                if done is not None:
-                    return done
-            self.git("add", "-A", "--ignore-errors", "--", *wanted, check=False)
-            return self._commit(attribution, _subject(attribution, wanted))
+            subject = _subject(attribution, wanted)
+            done = self._try_commit(attribution, subject, wanted) if files else None
+            if done is None:
+                self.git("add", "-A", "--ignore-errors", "--", *wanted, check=False)
+                done = self._commit(attribution, subject)
+            if not done and keep_empty:
+                self.git(
+                    "commit", "-q", "--no-verify", "--allow-empty", "-m",
+                    _message(subject + " (held by the version before)", attribution),
+                    author=attribution.agent,
+                )  # fmt: skip
+                return True
+            return done
 
     def _try_commit(
         self, attribution: Attribution, subject: str, paths: Sequence[str]
@@ -204,6 +219,57 @@ class HomeHistory:
                 return False  # "nothing to commit": the file is as the last version has it
             raise StoreError(f"git commit failed in {self.root}: {error.strip()}")
         return None
+
+    def record_snapshot(
+        self, contents: Mapping[str, bytes | None], attribution: Attribution, appended: bool
+    ) -> bool:
+        """Commit home-relative paths with the bytes a write left (None: deleted).
+
+        The bytes were read right after the write, so the version holds that write exactly
+        even when the commit runs later. For an append (``appended``), a note another
+        process appended to since, whose version is already in, is not taken back: if the
+        last version's text begins with these bytes, this write is recorded as held by it
+        (an empty commit).
+        """
+        paths = [p for p in contents if not _unversioned(p)]
+        if not paths:
+            return False
+        subject = _subject(attribution, paths)
+        with self.locked():
+            self.start()
+            staged = False
+            for path in paths:
+                content = contents[path]
+                if content is None:
+                    if self.git("ls-files", "--", path).strip():
+                        self.git("update-index", "--force-remove", "--", path)
+                        staged = True
+                    continue
+                if appended:
+                    head = self.run("cat-file", "blob", f"HEAD:{path}")
+                    if head.returncode == 0 and head.stdout.startswith(content):
+                        continue  # a later append is in already: do not take it back
+                blob = self._run_input(content, "hash-object", "-w", "--stdin").strip()
+                self.git("update-index", "--add", "--cacheinfo", f"100644,{blob},{path}")
+                staged = True
+            empty = not staged or self.run("diff", "--cached", "--quiet").returncode == 0
+            if empty:
+                subject += " (held by the version before)"
+            self.git(
+                "commit", "-q", "--no-verify", *(["--allow-empty"] if empty else []),
+                "-m", _message(subject, attribution), author=attribution.agent,
+            )  # fmt: skip
+            return True
+
+    def _run_input(self, data: bytes, *args: str) -> str:
+        env = {key: value for key, value in os.environ.items() if not key.startswith("GIT_")}
+        done = subprocess.run(
+            ["git", "-C", str(self.root), *args], input=data, capture_output=True, env=env,
+            timeout=GIT_TIMEOUT_S, check=False,
+        )  # fmt: skip
+        if done.returncode != 0:
+            raise StoreError(f"git {args[0]} failed in {self.root}: {done.stderr!r}")
+        return done.stdout.decode("ascii")
 
     def record_outside(self) -> bool:
         """Commit what changed in the workspaces without memdir (an editor, a git pull)."""
@@ -231,7 +297,7 @@ class HomeHistory:
         if not self.started:
             return []
         text = self.git(
-            "log", f"-n{int(limit)}", "--no-renames", "--name-only",
+            "log", f"-n{int(limit)}", "--no-renames", "--name-only", "--diff-merges=first-parent",
             f"--format={_RECORD}%H{_FIELD}%aI{_FIELD}%B{_END}", "--", *pathspecs,
         )  # fmt: skip
         return [_parse(record) for record in text.split(_RECORD) if record.strip()]

@@ -17,7 +17,9 @@ from pathlib import Path
 
 from memdir.errors import ConfigError, MemdirError, NotFoundError
 from memdir.history.attribution import attributed, current
+from memdir.history.committer import committer_for
 from memdir.history.repo import NO_GIT, HomeHistory, Version, git_available
+from memdir.history.sync import SyncResult, sync_remote
 from memdir.workspace import Workspace
 from memdir.workspace.paths import validate_relative_path
 
@@ -28,8 +30,9 @@ _warned_no_git = False
 class Change:
     """The files one write touched (workspace-relative), recorded when the write ends."""
 
-    def __init__(self, tool: str | None = None) -> None:
+    def __init__(self, tool: str | None = None, appended: bool = False) -> None:
         self.tool = tool  # what the version says ran when no tool or command said
+        self.appended = appended  # the write only added lines at the end (a note)
         self.paths: list[str] = []
 
     def touched(self, *paths: str) -> None:
@@ -64,20 +67,18 @@ class WorkspaceHistory:
         return False
 
     @contextmanager
-    def change(self, tool: str | None = None) -> Iterator[Change]:
-        """Hold the history lock across a write, then record what it touched as a version.
-
-        Holding the lock while writing keeps one version per write even when processes
-        write the same note at once (each commit holds its own write and no other's).
-        """
-        change = Change(tool)
-        if not self.recording:
-            yield change
-            return
-        with self.repo.locked():
+    def change(self, tool: str | None = None, appended: bool = False) -> Iterator[Change]:
+        """Around a write: what it touched becomes a version, committed off the write path
+        (``history.committer``) with the attribution in force here."""
+        change = Change(tool, appended)
+        if self.recording and not self.repo.started:
             self._start()  # so a first version holds this write alone
-            yield change
-            self._record([self.prefix + p for p in change.paths], tool)
+        yield change
+        self._record([self.prefix + p for p in change.paths], tool, later=change)
+
+    def flush(self) -> None:
+        """Wait until the versions this process queued for the home are committed."""
+        committer_for(self.repo).flush()
 
     def record(self, paths: list[str]) -> None:
         """Record ``paths`` (workspace-relative) as changed by the caller in force."""
@@ -94,7 +95,13 @@ class WorkspaceHistory:
         except (MemdirError, OSError) as exc:
             log.warning("could not start the history of %s: %s", self.repo.root, exc)
 
-    def _record(self, specs: list[str], tool: str | None = None, files: bool = True) -> None:
+    def _record(
+        self,
+        specs: list[str],
+        tool: str | None = None,
+        files: bool = True,
+        later: Change | None = None,
+    ) -> None:
         if not specs or not self.recording:
             return
         who = current()
@@ -102,6 +109,11 @@ class WorkspaceHistory:
             who = replace(who, agent=self.agent)
         if who.tool is None and tool is not None:
             who = replace(who, tool=tool)
+        if later is not None:  # the bytes the write left, committed off the write path
+            contents = {spec: _read(self.repo.root / spec) for spec in specs}
+            committer_for(self.repo).submit(contents, who, later.appended)
+            return
+        self.flush()  # after what this process queued before
         try:
             self.repo.record(specs, who, files)
         except (MemdirError, OSError) as exc:  # the write stands; only its version is missing
@@ -111,6 +123,7 @@ class WorkspaceHistory:
         """Record edits made without memdir (an editor, a git pull) as a version."""
         if not self.recording:
             return False
+        self.flush()
         try:
             return self.repo.record_outside()
         except (MemdirError, OSError) as exc:
@@ -140,6 +153,7 @@ class WorkspaceHistory:
     def resolve(self, version: str, path: str | None = None) -> str:
         """The full id of ``version``, which must touch this workspace (or ``path``)."""
         self._require()
+        self.flush()
         full = self.repo.resolve(version)
         spec = self.prefix + str(validate_relative_path(path)) if path else self.prefix
         touched = self.repo.git(
@@ -165,6 +179,19 @@ class WorkspaceHistory:
         full = self.repo.resolve(version)
         return self.repo.content_at(full, self.prefix + str(validate_relative_path(path)))
 
+    def sync_remote(self, url: str) -> SyncResult:
+        """Merge this home's versions with the remote ``url`` and push (``history.sync``)."""
+        self._require()
+        self.flush()
+        return sync_remote(self.repo, url)
+
     def before(self, version: str) -> str | None:
         """The version before ``version`` (None for the first one)."""
         return self.repo.parent(self.repo.resolve(version))
+
+
+def _read(path: Path) -> bytes | None:
+    try:
+        return path.read_bytes()
+    except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
+        return None

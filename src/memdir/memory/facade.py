@@ -24,7 +24,7 @@ from memdir.errors import (
 )
 from memdir.facts import Fact, FactBook, RecalledFact, SaveOutcome
 from memdir.facts.activity import RecentActivity, collect_activity
-from memdir.history import Version, WorkspaceHistory, attributed
+from memdir.history import WorkspaceHistory, attributed
 from memdir.home import Home, source_of
 from memdir.index import Freshness, SyncReport, freshness_of
 from memdir.memory import composition, curation, indexing, paths, prompt_inputs, versions
@@ -59,7 +59,7 @@ MAX_RECENT_DAYS = 3650
 BASE_PROMPT = prompt_inputs.BASE_PROMPT
 
 
-class Memory:
+class Memory(versions.HistoryMethods):
     """Persistent memory of one agent (or of the global workspace when ``agent_id`` is None).
 
     Open it with :meth:`open`; use it as a context manager or call :meth:`close`.
@@ -126,6 +126,7 @@ class Memory:
         return cls(loaded, agent_id, embedder, chat_model, freshness)
 
     def close(self) -> None:
+        self.history.flush()  # the versions of this memory's writes are committed
         self.stores.close()
 
     def __enter__(self) -> Memory:
@@ -370,14 +371,19 @@ class Memory:
 
     # -- facts -------------------------------------------------------------------
     def save(
-        self, content: str, category: str | None = None, importance: int | None = None
+        self,
+        content: str,
+        category: str | None = None,
+        importance: int | None = None,
+        valid_until: datetime | None = None,
     ) -> SaveOutcome:
         """Save a fact to today's daily note and the facts store (``memory_save``).
 
         A near-duplicate reinforces the existing fact; an update supersedes the old one.
-        The saved line is searchable when this returns.
+        The saved line is searchable when this returns. After ``valid_until`` the fact is
+        history, as if superseded (a naive time is local).
         """
-        return self.writes.save(self.facts, content, category, importance)
+        return self.writes.save(self.facts, content, category, importance, valid_until)
 
     def recall(
         self, query: str, category: str | None = None, as_of: datetime | None = None, limit: int = 5
@@ -478,20 +484,3 @@ class Memory:
         )
         self.history.record_all("end_session", f"the end of session {session_id}")
         return note
-
-    # -- history (docs/history.md) -------------------------------------------------
-    def history_versions(self, path: str | None = None, limit: int = 20) -> list[Version]:
-        """The versions of ``path`` (or of this workspace), newest first."""
-        return self.history.versions(paths.own_path(path, self.source) if path else None, limit)
-
-    def history_diff(self, version: str, path: str | None = None) -> str:
-        """The unified diff ``version`` made (to ``path``, or to this workspace)."""
-        return self.history.diff(version, paths.own_path(path, self.source) if path else None)
-
-    def restore(self, version: str, path: str, reason: str | None = None) -> str:
-        """Put ``path`` back as it was at ``version``: itself a new version; its path."""
-        return versions.restore(self.history, self.writes, version, path, reason)
-
-    def undo(self, path: str, reason: str | None = None) -> str:
-        """Undo the last version of ``path`` (restore it as it was before); the id undone."""
-        return versions.undo(self.history, self.writes, path, reason)

@@ -1,15 +1,53 @@
-"""Restore and undo for the ``Memory`` facade: a file put back is written like any write.
+"""History for the ``Memory`` facade: versions, diffs, restore, undo and remote sync.
 
 A restore goes through the write path (credential check, atomic write, indexing) and is
-itself a version, attributed to the caller in force (``restore`` when none is).
+itself a version, attributed to the caller in force (``restore`` when none is). A sync
+merges a remote's versions, then the index catches up with the files that changed.
 """
 
 from __future__ import annotations
 
 from memdir.errors import NotFoundError
-from memdir.history import WorkspaceHistory, attributed, current
+from memdir.history import Version, WorkspaceHistory, attributed, current
+from memdir.history.sync import SyncResult
+from memdir.index import SyncReport
 from memdir.memory.paths import own_path
 from memdir.memory.writes import WritePath
+
+
+class HistoryMethods:
+    """The history operations of ``Memory`` (docs/history.md)."""
+
+    history: WorkspaceHistory
+    writes: WritePath
+    source: str
+
+    def sync(self, progress: None = None, all_agents: bool = False) -> SyncReport:
+        raise NotImplementedError  # Memory.sync
+
+    def history_versions(self, path: str | None = None, limit: int = 20) -> list[Version]:
+        """The versions of ``path`` (or of this workspace), newest first."""
+        return self.history.versions(own_path(path, self.source) if path else None, limit)
+
+    def history_diff(self, version: str, path: str | None = None) -> str:
+        """The unified diff ``version`` made (to ``path``, or to this workspace)."""
+        return self.history.diff(version, own_path(path, self.source) if path else None)
+
+    def restore(self, version: str, path: str, reason: str | None = None) -> str:
+        """Put ``path`` back as it was at ``version``: itself a new version; its path."""
+        return restore(self.history, self.writes, version, path, reason)
+
+    def undo(self, path: str, reason: str | None = None) -> str:
+        """Undo the last version of ``path`` (restore it as it was before); the id undone."""
+        return undo(self.history, self.writes, path, reason)
+
+    def sync_remote(self, url: str) -> SyncResult:
+        """Merge the home's versions with the git remote ``url`` and push; then index what
+        changed (every workspace of the home)."""
+        result = self.history.sync_remote(url)
+        if result.changed:
+            self.sync(all_agents=True)
+        return result
 
 
 def restore(

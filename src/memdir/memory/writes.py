@@ -26,7 +26,7 @@ from memdir.config import Settings
 from memdir.errors import MemdirError
 from memdir.facts import Fact, FactBook, SaveOutcome
 from memdir.facts.replay import text_sha
-from memdir.facts.safety import check_fact_text, reject_new_secrets, reject_secrets
+from memdir.facts.safety import check_fact_text, check_until, reject_new_secrets, reject_secrets
 from memdir.history import Change, WorkspaceHistory, attributed
 from memdir.index import Freshness, SourceFile, index_pending
 from memdir.memory.indexing import Indexer
@@ -96,7 +96,7 @@ class WritePath:
     def append_daily(self, text: str, date: datetime | None = None) -> NoteLocation:
         if isinstance(text, str):
             reject_secrets(text, "the note")
-        with self.versioned("append_daily") as change:
+        with self.versioned("append_daily", appended=True) as change:
             location = self.workspace.append_daily(text, date=date.date() if date else None)
             change.touched(location.path)
         self.indexed(location.path)
@@ -104,13 +104,21 @@ class WritePath:
 
     # -- facts ---------------------------------------------------------------------------
     def save(
-        self, facts: FactBook, content: str, category: str | None, importance: int | None
+        self,
+        facts: FactBook,
+        content: str,
+        category: str | None,
+        importance: int | None,
+        until: datetime | None = None,
     ) -> SaveOutcome:
         """Save a fact: its text is embedded once, for the decision, its row and its line."""
         text = check_fact_text(content)
+        until = check_until(until)
         vector = facts.embed(text)
-        with self.versioned("save") as change:
-            outcome = facts.save(text, category=category, importance=importance, vector=vector)
+        with self.versioned("save", appended=True) as change:
+            outcome = facts.save(
+                text, category=category, importance=importance, vector=vector, until=until
+            )
             if outcome.location is not None:
                 change.touched(outcome.location.path)
         if outcome.location is not None:
@@ -120,7 +128,7 @@ class WritePath:
 
     def forget(self, facts: FactBook, fact_id: str | None, query: str | None, reason: str) -> Fact:
         """Retire a fact; its forget line goes to the note of the day it was forgotten."""
-        with attributed(reason=reason or None), self.versioned("forget") as change:
+        with attributed(reason=reason or None), self.versioned("forget", appended=True) as change:
             fact = facts.forget(fact_id, query, reason=reason)
             if fact.forgotten_at is not None:
                 change.touched(daily_note_name(fact.forgotten_at.astimezone().date()))
@@ -129,10 +137,13 @@ class WritePath:
         return fact
 
     # -- versions ------------------------------------------------------------------------
-    def versioned(self, tool: str) -> AbstractContextManager[Change]:
+    def versioned(self, tool: str, appended: bool = False) -> AbstractContextManager[Change]:
         """Around a write: the files it touches become one version (``memdir.history``);
-        ``tool`` names it when no tool or command in force did."""
-        return nullcontext(Change()) if self.history is None else self.history.change(tool)
+        ``tool`` names it when no tool or command in force did; ``appended``: it only adds
+        lines at the end of a note."""
+        if self.history is None:
+            return nullcontext(Change())
+        return self.history.change(tool, appended)
 
     # -- indexing ------------------------------------------------------------------------
     def indexed(self, path: str, vectors: dict[str, Vector] | None = None) -> None:

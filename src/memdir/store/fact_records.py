@@ -79,6 +79,7 @@ class FactEvent:
     importance: int = 0
     supersedes: str | None = None
     reason: str | None = None
+    until: datetime | None = None  # a save's end of validity ("valid_until"), if it has one
 
 
 @dataclass(frozen=True)

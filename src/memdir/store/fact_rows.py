@@ -10,6 +10,7 @@ Times go through ``memdir.store.times``.
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import Any
 
 from memdir.store.contracts import EmbedderIdentity
@@ -60,12 +61,22 @@ def event_values(e: FactEvent) -> tuple[object, ...]:
         e.importance,
         e.supersedes,
         e.reason,
+        maybe_to_us(e.until),
     )
 
 
 def event_from_row(row: Any) -> FactEvent:
     """A ``FactEvent`` from a row shaped like ``event_values``."""
-    return FactEvent(*row[:4], from_us(row[4]), *row[5:])  # type: ignore[call-arg]
+    path, line, kind, fact_id, at, text, category, importance, supersedes, reason, until = row
+    return FactEvent(
+        path, line, kind, fact_id, from_us(at), text, category, importance, supersedes, reason,
+        maybe_from_us(until),
+    )  # fmt: skip
+
+
+def now_us() -> int:
+    """Now, in the stores' microseconds: what "current" means for a fact with an end."""
+    return to_us(datetime.now(UTC))
 
 
 def where_admitted(source: str, filt: FactFilter, mark: str = "?") -> tuple[str, list[object]]:
@@ -83,8 +94,9 @@ def where_admitted(source: str, filt: FactFilter, mark: str = "?") -> tuple[str,
         if not filt.include_superseded:
             clauses.append(f"(f.valid_to_us IS NULL OR f.valid_to_us > {mark})")
             args.append(to_us(filt.as_of))
-    elif not filt.include_superseded:
-        clauses.append("f.valid_to_us IS NULL")
+    elif not filt.include_superseded:  # current: never superseded, or ending later
+        clauses.append(f"(f.valid_to_us IS NULL OR f.valid_to_us > {mark})")
+        args.append(now_us())
     if filt.categories is not None:
         marks = ", ".join([mark] * len(filt.categories)) or "NULL"  # IN (NULL) admits nothing
         clauses.append(f"f.category IN ({marks})")
@@ -105,8 +117,12 @@ RETIRED_COLUMNS = (
     "e.scope, e.path, e.line, e.kind, e.fact_id, f.valid_from_us, f.valid_to_us, "
     "f.forgotten_us, f.forgotten_reason"
 )
-RETIRED_WHERE = "(e.kind = 'forget' OR f.valid_to_us IS NOT NULL OR f.forgotten_us IS NOT NULL)"
-"""``fact_events e LEFT JOIN facts f`` (same scope and id): the lines of retired facts."""
+
+
+def retired_where() -> str:
+    """``fact_events e LEFT JOIN facts f`` (same scope and id): the lines of retired facts
+    (forgotten, superseded, or past their ``valid_until``), as of now."""
+    return f"(e.kind = 'forget' OR f.valid_to_us <= {now_us()} OR f.forgotten_us IS NOT NULL)"
 
 
 def retired_from_row(row: Any) -> RetiredLine:

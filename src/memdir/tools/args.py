@@ -89,20 +89,6 @@ class MemoryGetArgs(_Args):
     lines: int | None = Field(None, ge=1, le=10_000, description="How many lines to read.")
 
 
-class MemorySaveArgs(_Args):
-    content: str = Field(
-        min_length=1, max_length=MAX_FACT_CHARS, description="One short, self-contained statement."
-    )
-    category: str | None = _CATEGORY
-    importance: int | None = Field(
-        None,
-        ge=1,
-        le=10,
-        strict=True,  # true/false or "7" are refused, not coerced
-        description="1 (trivial) to 10 (critical); default: estimated.",
-    )
-
-
 AsOf = Annotated[
     datetime | None,
     WithJsonSchema(
@@ -133,6 +119,27 @@ def iso_moment(value: object) -> object:
         )
     value = value.strip()
     return f"{value}T23:59:59" if len(value) == 10 else value
+
+
+class MemorySaveArgs(_Args):
+    content: str = Field(
+        min_length=1, max_length=MAX_FACT_CHARS, description="One short, self-contained statement."
+    )
+    category: str | None = _CATEGORY
+    importance: int | None = Field(
+        None,
+        ge=1,
+        le=10,
+        strict=True,  # true/false or "7" are refused, not coerced
+        description="1 (trivial) to 10 (critical); default: estimated.",
+    )
+    valid_until: AsOf = Field(
+        None,
+        description="ISO 8601 date or datetime when the fact stops being true (a date: the end "
+        "of that day); after it the fact is history, as if superseded. Omit for no end.",
+    )
+
+    _until_moment = field_validator("valid_until", mode="before")(iso_moment)
 
 
 class MemoryRecallArgs(_Args):

@@ -40,7 +40,11 @@ class ToolHost(Protocol):
     ) -> FileSlice: ...
 
     def save(
-        self, content: str, category: str | None = None, importance: int | None = None
+        self,
+        content: str,
+        category: str | None = None,
+        importance: int | None = None,
+        valid_until: datetime | None = None,
     ) -> SaveOutcome: ...
 
     def recall(

@@ -76,7 +76,12 @@ def run_get(memory: ToolHost, args: MemoryGetArgs) -> ToolResult:
 
 def run_save(memory: ToolHost, args: MemorySaveArgs) -> str:
     return render_save(
-        memory.save(args.content, category=args.category, importance=args.importance)
+        memory.save(
+            args.content,
+            category=args.category,
+            importance=args.importance,
+            valid_until=args.valid_until,
+        )
     )
 
 

@@ -34,13 +34,27 @@ def save(
     importance: Annotated[
         int | None, typer.Option(min=1, max=10, help="1 (trivial) to 10 (critical).")
     ] = None,
+    until: Annotated[
+        str | None,
+        typer.Option(
+            "--until",
+            help="When it stops being true (ISO date or datetime; a date: the end of that "
+            "day); then it is history, as if superseded.",
+        ),
+    ] = None,
     as_json: JsonOption = False,
 ) -> None:
     """Save a fact to today's daily note and the facts store (the memory_save tool)."""
-    from memdir.tools import render_save
+    from memdir.tools import iso_moment, render_save
 
+    try:
+        valid_until = None if until is None else datetime.fromisoformat(str(iso_moment(until)))
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc), param_hint="--until") from exc
     with state(ctx).open_memory() as memory:
-        outcome = memory.save(content, category=category, importance=importance)
+        outcome = memory.save(
+            content, category=category, importance=importance, valid_until=valid_until
+        )
     if as_json:
         print_json(outcome)
     else:

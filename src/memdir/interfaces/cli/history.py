@@ -16,6 +16,7 @@ def register(app: typer.Typer) -> None:
     app.command("diff")(diff)
     app.command("undo")(undo)
     app.command("restore")(restore)
+    app.command("sync")(sync)
 
 
 def history(
@@ -72,3 +73,26 @@ def restore(
     with state(ctx).open_memory() as memory, attributed(tool="memdir restore"):
         memory.restore(version, path, reason=reason)
     typer.echo(f"restored {path} as of version {version}")
+
+
+def sync(
+    ctx: typer.Context,
+    remote: Annotated[
+        str,
+        typer.Option(
+            "--remote",
+            help="A git remote you own: a URL or the path of a bare repository "
+            "(`git init --bare`).",
+        ),
+    ],
+    as_json: JsonOption = False,
+) -> None:
+    """Merge this home's history with a git remote and push it; then index what changed."""
+    with state(ctx).open_memory() as memory:
+        result = memory.sync_remote(remote)
+    if as_json:
+        print_json(result)
+        return
+    typer.echo(f"synced with {remote}: {len(result.changed)} files changed here")
+    for copy in result.conflicts:
+        typer.echo(f"conflict kept for review: {copy}")

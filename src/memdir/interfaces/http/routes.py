@@ -136,7 +136,12 @@ def edit_file(memory: MemoryDep, path: str, body: EditBody) -> dict[str, Any]:
 def save_fact(memory: MemoryDep, body: MemorySaveArgs) -> Any:
     """Save a fact to today's daily note and the facts store."""
     return jsonable_encoder(
-        memory.save(body.content, category=body.category, importance=body.importance)
+        memory.save(
+            body.content,
+            category=body.category,
+            importance=body.importance,
+            valid_until=body.valid_until,
+        )
     )
 
 

@@ -42,9 +42,9 @@ from memdir.store.fact_records import (
 )
 from memdir.store.fact_rows import (
     RETIRED_COLUMNS,
-    RETIRED_WHERE,
     identity_rows,
     retired_from_row,
+    retired_where,
 )
 from memdir.store.identity import check_fact_identity
 from memdir.store.postgres import facts_sql as sql
@@ -272,7 +272,7 @@ class PostgresFactStore:
         """Every recorded event of this scope, or of one file."""
         query = (
             "SELECT path, line, kind, fact_id, at_us, text, category, importance, supersedes, "
-            "reason FROM fact_events WHERE scope = %s"
+            "reason, until_us FROM fact_events WHERE scope = %s"
         )
         args: list[object] = [self.source]
         if path is not None:
@@ -345,7 +345,7 @@ class PostgresFactStore:
         )
         query = (
             f"SELECT {RETIRED_COLUMNS} FROM fact_events e LEFT JOIN facts f "
-            f"ON f.id = e.fact_id AND f.scope = e.scope WHERE {where} AND {RETIRED_WHERE}"
+            f"ON f.id = e.fact_id AND f.scope = e.scope WHERE {where} AND {retired_where()}"
         )
         return [retired_from_row(r) for r in self._rows(query, args)]
 

@@ -63,7 +63,10 @@ _F001 = [
     """,
 ]
 
-FACT_MIGRATIONS: list[tuple[str, list[str]]] = [("f001_facts", _F001)]
+FACT_MIGRATIONS: list[tuple[str, list[str]]] = [
+    ("f001_facts", _F001),
+    ("f002_event_until", ["ALTER TABLE fact_events ADD COLUMN until_us bigint"]),
+]
 
 COLUMNS = (
     "id, text, category, importance, recorded_us, valid_from_us, valid_to_us, supersedes, "
@@ -83,11 +86,12 @@ UPSERT_FACT = (
 
 UPSERT_EVENT = (
     "INSERT INTO fact_events (scope, path, line, kind, fact_id, at_us, text, category, "
-    "importance, supersedes, reason) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s) "
+    "importance, supersedes, reason, until_us) "
+    "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s) "
     "ON CONFLICT (scope, path, line) DO UPDATE SET kind = excluded.kind, "
     "fact_id = excluded.fact_id, at_us = excluded.at_us, text = excluded.text, "
     "category = excluded.category, importance = excluded.importance, "
-    "supersedes = excluded.supersedes, reason = excluded.reason"
+    "supersedes = excluded.supersedes, reason = excluded.reason, until_us = excluded.until_us"
 )
 
 UPSERT_STAMP = (
@@ -148,15 +152,15 @@ def fact_values(source: str, fact: Fact) -> tuple[object, ...]:
 def event_values(source: str, e: FactEvent) -> tuple[object, ...]:
     return (
         source, e.path, e.line, e.kind, e.fact_id, to_us(e.at), clean(e.text), clean(e.category),
-        e.importance, e.supersedes, clean(e.reason),
+        e.importance, e.supersedes, clean(e.reason), _maybe_us(e.until),
     )  # fmt: skip
 
 
 def event_from_row(row: Sequence[Any]) -> FactEvent:
-    path, line, kind, fid, at, text, cat, imp, sup, reason = row
+    path, line, kind, fid, at, text, cat, imp, sup, reason, until = row
     return FactEvent(
         str(path), int(line), kind, str(fid), from_us(int(at)), str(text), str(cat), int(imp),
-        sup, reason,
+        sup, reason, _maybe_time(until),
     )  # fmt: skip
 
 

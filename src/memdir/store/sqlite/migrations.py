@@ -356,8 +356,14 @@ def f003_vector_log(conn: sqlite3.Connection) -> None:
         conn.execute(statement)
 
 
+def f004_event_until(conn: sqlite3.Connection) -> None:
+    """A saved fact's end of validity (``valid_until``), when it has one."""
+    conn.execute("ALTER TABLE fact_events ADD COLUMN until_us INTEGER")
+
+
 FACT_MIGRATIONS: list[Migration] = [
     Migration("f001_facts", f001_facts),
     Migration("f002_facts_by_scope", f002_facts_by_scope),
     Migration("f003_vector_log", f003_vector_log),
+    Migration("f004_event_until", f004_event_until),
 ]

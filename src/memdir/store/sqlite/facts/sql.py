@@ -15,12 +15,12 @@ from memdir.store.contracts import KeywordQuery
 from memdir.store.fact_records import Fact, FactEvent, FactFilter, FactStamp, RetiredLine
 from memdir.store.fact_rows import (
     RETIRED_COLUMNS,
-    RETIRED_WHERE,
     event_from_row,
     event_values,
     fact_from_row,
     fact_row,
     retired_from_row,
+    retired_where,
     where_admitted,
 )
 
@@ -88,7 +88,7 @@ def replace_file_events(
 
 def insert_events(conn: sqlite3.Connection, source: str, events: Iterable[FactEvent]) -> None:
     conn.executemany(
-        "INSERT OR REPLACE INTO fact_events VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        "INSERT OR REPLACE INTO fact_events VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         [(source, *event_values(e)) for e in events],
     )
 
@@ -96,7 +96,7 @@ def insert_events(conn: sqlite3.Connection, source: str, events: Iterable[FactEv
 def all_events(conn: sqlite3.Connection, source: str, path: str | None) -> list[FactEvent]:
     sql = (
         "SELECT path, line, kind, fact_id, at_us, text, category, importance, supersedes, "
-        "reason FROM fact_events WHERE scope = ?"
+        "reason, until_us FROM fact_events WHERE scope = ?"
     )
     args = [source]
     if path is not None:
@@ -162,7 +162,7 @@ def retired_lines(
         args += paths
     sql = (
         f"SELECT {RETIRED_COLUMNS} FROM fact_events e LEFT JOIN facts f "
-        f"ON f.id = e.fact_id AND f.scope = e.scope WHERE {where} AND {RETIRED_WHERE}"
+        f"ON f.id = e.fact_id AND f.scope = e.scope WHERE {where} AND {retired_where()}"
     )
     return [retired_from_row(row) for row in conn.execute(sql, args).fetchall()]
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -196,3 +197,18 @@ def test_processes_writing_at_once_lose_no_version(home: Path) -> None:
     for n in range(writers):
         for i in range(count):
             assert (f"w{n} note {i}" if i % 2 else f"Writer w{n} recorded item number {i}") in notes
+
+
+def test_a_git_run_by_hand_holding_the_index_is_waited_for(home: Path) -> None:
+    with open_memory(home) as memory:
+        memory.write_file("MEMORY.md", "- before\n")
+        memory.history_versions()  # committed
+        held = home / ".git" / "index.lock"
+        held.write_text("")  # what a `git add` in progress leaves
+        memory.write_file("MEMORY.md", "- while git held the index\n")  # returns at once
+        time.sleep(1.0)  # the committer waits and retries meanwhile
+        held.unlink()
+        memory.history.flush()
+        newest = memory.history_versions("MEMORY.md")[0]
+    assert newest.tool == "write_file"
+    assert "while git held" in git(home, "show", newest.id, "--", "workspace/MEMORY.md")

@@ -165,60 +165,16 @@ class HomeHistory:
         )
 
     # -- recording ----------------------------------------------------------------
-    def record(
-        self,
-        paths: Sequence[str],
-        attribution: Attribution,
-        files: bool = True,
-        keep_empty: bool = False,
-    ) -> bool:
-        """Commit the home-relative ``paths`` as they are now; False when nothing changed.
-
-        For ``files`` (not folders) a file git knows is committed in one ``git commit --
-        <paths>``; a new file, or a folder whose new files count, is added first.
-        ``keep_empty``: a change an earlier version already holds is still recorded (an
-        empty commit with this attribution), so every write keeps its version.
-        """
+    def record(self, paths: Sequence[str], attribution: Attribution) -> bool:
+        """Commit the home-relative ``paths`` (files or folders, new files included) as they
+        are now; False when nothing changed."""
         wanted = [p for p in paths if not _unversioned(p)]
         if not wanted:
             return False
         with self.locked():
             self.start()
-            subject = _subject(attribution, wanted)
-            done = self._try_commit(attribution, subject, wanted) if files else None
-            if done is None:
-                self.git("add", "-A", "--ignore-errors", "--", *wanted, check=False)
-                done = self._commit(attribution, subject)
-            if not done and keep_empty:
-                self.git(
-                    "commit", "-q", "--no-verify", "--allow-empty", "-m",
-                    _message(subject + " (held by the version before)", attribution),
-                    author=attribution.agent,
-                )  # fmt: skip
-                return True
-            return done
-
-    def _try_commit(
-        self, attribution: Attribution, subject: str, paths: Sequence[str]
-    ) -> bool | None:
-        """``git commit -- paths`` (one process): True, False (unchanged), None (new file)."""
-        for _ in range(INDEX_LOCK_RETRIES):
-            done = self.run(
-                "commit", "-q", "--no-verify", "-m", _message(subject, attribution), "--", *paths,
-                author=attribution.agent,
-            )  # fmt: skip
-            if done.returncode == 0:
-                return True
-            error = done.stderr.decode("utf-8", "replace")
-            if "index.lock" in error:
-                time.sleep(0.1)
-                continue
-            if "did not match any file" in error:
-                return None  # a file git does not know yet: add it
-            if done.returncode == 1 and not error.strip():
-                return False  # "nothing to commit": the file is as the last version has it
-            raise StoreError(f"git commit failed in {self.root}: {error.strip()}")
-        return None
+            self.git("add", "-A", "--ignore-errors", "--", *wanted, check=False)
+            return self._commit(attribution, _subject(attribution, wanted))
 
     def record_snapshot(
         self, contents: Mapping[str, bytes | None], attribution: Attribution, appended: bool

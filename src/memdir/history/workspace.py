@@ -80,14 +80,10 @@ class WorkspaceHistory:
         """Wait until the versions this process queued for the home are committed."""
         committer_for(self.repo).flush()
 
-    def record(self, paths: list[str]) -> None:
-        """Record ``paths`` (workspace-relative) as changed by the caller in force."""
-        self._record([self.prefix + p for p in paths])
-
     def record_all(self, tool: str, reason: str) -> None:
         """Record every change of this workspace (after a curation that wrote several)."""
         with attributed(tool=tool, reason=reason):
-            self._record([self.prefix.rstrip("/")], files=False)
+            self._record([self.prefix.rstrip("/")])
 
     def _start(self) -> None:
         try:
@@ -96,11 +92,7 @@ class WorkspaceHistory:
             log.warning("could not start the history of %s: %s", self.repo.root, exc)
 
     def _record(
-        self,
-        specs: list[str],
-        tool: str | None = None,
-        files: bool = True,
-        later: Change | None = None,
+        self, specs: list[str], tool: str | None = None, later: Change | None = None
     ) -> None:
         if not specs or not self.recording:
             return
@@ -115,7 +107,7 @@ class WorkspaceHistory:
             return
         self.flush()  # after what this process queued before
         try:
-            self.repo.record(specs, who, files)
+            self.repo.record(specs, who)
         except (MemdirError, OSError) as exc:  # the write stands; only its version is missing
             log.warning("could not record a version of %s: %s", ", ".join(specs), exc)
 

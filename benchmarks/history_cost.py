@@ -47,6 +47,11 @@ def run_saves(saves: int, history: bool, embedder: Embedder | None) -> list[floa
                 started = time.perf_counter()
                 memory.save(FACTS[n % len(FACTS)].format(n=n))
                 timings.append(time.perf_counter() - started)
+            started = time.perf_counter()
+            memory.history.flush()  # the commits run off the write path: how far behind?
+            if history:
+                lag = (time.perf_counter() - started) * 1000
+                print(f"  the last version was committed {lag:.0f} ms after the last save")
         if history:
             count = subprocess.run(
                 ["git", "-C", tmp, "rev-list", "--count", "HEAD"],

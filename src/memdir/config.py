@@ -212,6 +212,12 @@ class HistorySettings(_Section):
     enabled: bool = True
 
 
+class TraceSettings(_Section):
+    # each search and recall appends what it found and for whom (docs/history.md)
+    enabled: bool = False
+    max_entries: int = Field(1_000, ge=1, le=1_000_000)
+
+
 class Settings(_Section):
     """Every setting memdir reads, grouped by the TOML section it lives in."""
 
@@ -225,6 +231,7 @@ class Settings(_Section):
     server: ServerSettings = ServerSettings()
     store: StoreSettings = StoreSettings()
     history: HistorySettings = HistorySettings()
+    trace: TraceSettings = TraceSettings()
 
 
 class _EnvReader(BaseSettings):

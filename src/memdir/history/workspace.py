@@ -16,6 +16,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from memdir.errors import ConfigError, MemdirError, NotFoundError
+from memdir.history.archive import export_archive, import_archive
 from memdir.history.attribution import attributed, current
 from memdir.history.committer import committer_for
 from memdir.history.repo import NO_GIT, HomeHistory, Version, git_available
@@ -170,6 +171,17 @@ class WorkspaceHistory:
         """The bytes of ``path`` at ``version`` (None: the file did not exist then)."""
         full = self.repo.resolve(version)
         return self.repo.content_at(full, self.prefix + str(validate_relative_path(path)))
+
+    def export_archive(self, target: Path) -> Path:
+        """The whole home's history as one file (``history.archive``)."""
+        self._require()
+        self.flush()
+        return export_archive(self.repo, target)
+
+    def import_archive(self, source: Path) -> str:
+        """Check an archive out into this home, which has no workspaces yet."""
+        self._require()
+        return import_archive(self.repo, source)
 
     def sync_remote(self, url: str) -> SyncResult:
         """Merge this home's versions with the remote ``url`` and push (``history.sync``)."""

@@ -25,6 +25,7 @@ from memdir.errors import (
 from memdir.facts import Fact, FactBook, RecalledFact, SaveOutcome
 from memdir.facts.activity import RecentActivity, collect_activity
 from memdir.history import WorkspaceHistory, attributed
+from memdir.history.trace import Trace
 from memdir.home import Home, source_of
 from memdir.index import Freshness, SyncReport, freshness_of
 from memdir.memory import composition, curation, indexing, paths, prompt_inputs, versions
@@ -91,6 +92,8 @@ class Memory(versions.HistoryMethods):
             self.layout, self.agent_id, self.settings, embedder, self.stores, self.freshness
         )
         self.history = WorkspaceHistory.of(self.workspace, self.settings.history.enabled)
+        traced = self.settings.trace
+        self.trace = Trace(self.home, self.source, traced.enabled, traced.max_entries)
         self.writes = WritePath(
             self.workspace, self.source, self.settings, self.indexer, self.freshness, self.history
         )
@@ -367,6 +370,7 @@ class Memory(versions.HistoryMethods):
 
         results = self._recovering(run)
         cited = tuple(replace(h, path=cite_path(h.source, h.path, self.source)) for h in results)
+        self.trace.searched(query, cited)
         return replace(results, hits=cited)
 
     # -- facts -------------------------------------------------------------------
@@ -391,11 +395,13 @@ class Memory(versions.HistoryMethods):
         """Facts valid now (or ``as_of``) that answer ``query`` (``memory_recall``)."""
         self._require_home(write=False)
         floor = composition.recall_floor(self.embedder, self.settings.search.min_score)
-        return self._recovering(
+        recalled = self._recovering(
             lambda: self._recall_book().recall(
                 query, category=category, as_of=as_of, limit=limit, floor=floor
             )
         )
+        self.trace.recalled(query, recalled)
+        return recalled
 
     def _recall_book(self) -> FactBook:
         """The facts a recall reads, on a connection of its own (``_facts_reader``): a

@@ -7,6 +7,8 @@ merges a remote's versions, then the index catches up with the files that change
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from memdir.errors import NotFoundError
 from memdir.history import Version, WorkspaceHistory, attributed, current
 from memdir.history.sync import SyncResult
@@ -40,6 +42,16 @@ class HistoryMethods:
     def undo(self, path: str, reason: str | None = None) -> str:
         """Undo the last version of ``path`` (restore it as it was before); the id undone."""
         return undo(self.history, self.writes, path, reason)
+
+    def export_archive(self, target: str | Path) -> Path:
+        """Write the home's history (every version of every workspace) to one file."""
+        return self.history.export_archive(Path(target))
+
+    def import_archive(self, source: str | Path) -> str:
+        """Check an archive out into this home (which has no workspaces yet) and index it."""
+        version = self.history.import_archive(Path(source))
+        self.sync(all_agents=True)
+        return version
 
     def sync_remote(self, url: str) -> SyncResult:
         """Merge the home's versions with the git remote ``url`` and push; then index what

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from memdir.interfaces.cli._app import JsonOption, print_json, state
+from memdir.interfaces.cli._app import JsonOption, make_app, print_json, state
+
+archive_app = make_app("A home as one file: its whole history, to carry to another machine.")
 
 Reason = Annotated[str | None, typer.Option(help="Why (kept in the history).")]
 
@@ -17,6 +20,8 @@ def register(app: typer.Typer) -> None:
     app.command("undo")(undo)
     app.command("restore")(restore)
     app.command("sync")(sync)
+    app.add_typer(archive_app, name="archive")
+    app.command("trace")(trace)
 
 
 def history(
@@ -96,3 +101,46 @@ def sync(
     typer.echo(f"synced with {remote}: {len(result.changed)} files changed here")
     for copy in result.conflicts:
         typer.echo(f"conflict kept for review: {copy}")
+
+
+@archive_app.command("export")
+def archive_export(
+    ctx: typer.Context,
+    target: Annotated[Path, typer.Argument(help="The archive file to write.")],
+) -> None:
+    """Write every version of every workspace file of this home to one file."""
+    with state(ctx).open_memory() as memory:
+        written = memory.export_archive(target)
+    typer.echo(f"wrote {written}")
+
+
+@archive_app.command("import")
+def archive_import(
+    ctx: typer.Context,
+    source: Annotated[Path, typer.Argument(help="An archive `memdir archive export` wrote.")],
+) -> None:
+    """Restore an archive into this home (--home of a new folder) and index it."""
+    with state(ctx).open_memory() as memory:
+        version = memory.import_archive(source)
+    typer.echo(f"imported version {version[:12]} into {memory.home}")
+
+
+def trace(
+    ctx: typer.Context,
+    limit: Annotated[int, typer.Option(min=1, max=10_000, help="How many entries.")] = 20,
+    as_json: JsonOption = False,
+) -> None:
+    """Show the last searches and recalls, what they found and for whom (trace.enabled)."""
+    with state(ctx).open_memory() as memory:
+        entries = memory.trace.entries(limit)
+        enabled = memory.trace.enabled
+    if as_json:
+        print_json({"enabled": enabled, "entries": entries})
+        return
+    if not enabled:
+        typer.echo("the trace is off; turn it on with trace.enabled = true")
+    for entry in entries:
+        keys = ("agent", "token", "session", "tool")
+        who = " ".join(f"{k}={entry[k]}" for k in keys if k in entry)
+        hits = ", ".join(f"{h['cited']} ({h['score']})" for h in entry["hits"]) or "nothing"
+        typer.echo(f"{entry['time']}  {entry['kind']} {entry['query']!r}  {who}\n    -> {hits}")

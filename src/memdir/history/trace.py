@@ -1,0 +1,78 @@
+"""Why something was recalled: an optional local trace of searches and recalls.
+
+With ``trace.enabled`` each search and recall of a workspace appends one JSON line to
+``<home>/index/trace-<source>.jsonl``: when, the query, who asked (the attribution in
+force: agent, token, session, tool) and what came back (citations or fact ids, with their
+scores, and a breakdown of each hit's score). The file keeps the last
+``trace.max_entries`` entries: when it has grown a fifth past them, it is cut back to
+them under its lock. It lives beside the index, so it is neither versioned nor synced.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Sequence
+from dataclasses import asdict
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from memdir.history.attribution import current
+from memdir.workspace.locking import lock_file
+
+log = logging.getLogger(__name__)
+
+
+class Trace:
+    """The trace of one workspace (``source``) of the home at ``root``."""
+
+    def __init__(self, root: Path, source: str, enabled: bool, max_entries: int) -> None:
+        safe = source.replace(":", "-")
+        self.path = Path(root) / "index" / f"trace-{safe}.jsonl"
+        self.enabled = enabled
+        self.max_entries = max_entries
+
+    def searched(self, query: str, hits: Sequence[Any]) -> None:
+        found = [
+            {"cited": h.citation, "score": round(h.score, 4),
+             "breakdown": {k: round(v, 4) for k, v in h.breakdown.items()},
+             "retired": None if h.retired is None else h.retired.kind}
+            for h in hits
+        ]  # fmt: skip
+        self._append({"kind": "search", "query": query, "hits": found})
+
+    def recalled(self, query: str, facts: Sequence[Any]) -> None:
+        found = [
+            {"fact": r.fact.id, "text": r.fact.text, "score": round(r.score, 4),
+             "cited": r.fact.citation}
+            for r in facts
+        ]  # fmt: skip
+        self._append({"kind": "recall", "query": query, "hits": found})
+
+    def entries(self, limit: int = 20) -> list[dict[str, Any]]:
+        """The last ``limit`` entries, newest first."""
+        if not self.path.exists():
+            return []
+        lines = self.path.read_text(encoding="utf-8").splitlines()
+        return [json.loads(line) for line in reversed(lines[-limit:]) if line.strip()]
+
+    def _append(self, entry: dict[str, Any]) -> None:
+        if not self.enabled:
+            return
+        who = {k: v for k, v in asdict(current()).items() if v and k != "reason"}
+        record = {"time": datetime.now(UTC).isoformat(timespec="milliseconds"), **who, **entry}
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            with lock_file(self.path, create=True):
+                with self.path.open("a", encoding="utf-8") as file:
+                    file.write(json.dumps(record, ensure_ascii=False) + "\n")
+                self._trim()
+        except OSError as exc:  # a trace never fails the search it describes
+            log.warning("could not write the trace %s: %s", self.path, exc)
+
+    def _trim(self) -> None:
+        lines = self.path.read_text(encoding="utf-8").splitlines(keepends=True)
+        if len(lines) <= self.max_entries + self.max_entries // 5:
+            return
+        self.path.write_text("".join(lines[-self.max_entries :]), encoding="utf-8")

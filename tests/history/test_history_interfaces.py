@@ -8,9 +8,11 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+import httpx2
 import mcp_types as types
 import pytest
 from mcp import Client, StdioServerParameters
+from mcp.client.streamable_http import streamable_http_client
 
 from live_server import child_env, start_server, stop_server
 from memdir.access import AccessTokens
@@ -115,8 +117,30 @@ def test_rest_history_diff_and_restore_scoped_by_token(tmp_path: Path) -> None:
             assert bad.status_code == 422
             other = alice.get("/api/v1/history", params={"agent": "bob"})
             assert other.status_code == 403
+        via_mcp = mcp_over_http(server.url + "/mcp", token)
+        assert not via_mcp.is_error, text_of(via_mcp)
+        with server.client(token) as alice:
+            newest = alice.get("/api/v1/history", params={"limit": 1}).json()["versions"][0]
+        assert newest["tool"] == "memory_write_file"
+        assert newest["token"] == record.id
+        assert newest["agent"] == "alice"
+        # no session: this client speaks MCP's sessionless protocol (2026-07-28)
     finally:
         stop_server(server.process)
+
+
+def mcp_over_http(url: str, token: str) -> types.CallToolResult:
+    async def main() -> types.CallToolResult:
+        headers = {"Authorization": f"Bearer {token}"}
+        async with (
+            httpx2.AsyncClient(headers=headers, timeout=60) as http,
+            Client(streamable_http_client(url, http_client=http)) as client,
+        ):
+            return await client.call_tool(
+                "memory_write_file", {"path": "memory/mcp.md", "content": "- over MCP\n"}
+            )
+
+    return anyio.run(main)
 
 
 def test_cli_history_diff_undo(home: Path) -> None:

@@ -34,6 +34,7 @@ class _Pending:
     contents: dict[str, bytes | None]  # home-relative path -> bytes after the write
     who: Attribution
     appended: bool
+    folders: tuple[str, ...] = ()  # or: folders to record as they are when committed
 
 
 class Committer:
@@ -49,12 +50,20 @@ class Committer:
     def submit(self, contents: dict[str, bytes | None], who: Attribution, appended: bool) -> None:
         with self._cond:
             self._queue.append(_Pending(contents, who, appended))
-            if self._thread is None or not self._thread.is_alive():
-                self._thread = threading.Thread(
-                    target=self._run, name="memdir-history", daemon=True
-                )
-                self._thread.start()
+            self._start()
             self._cond.notify_all()
+
+    def submit_folders(self, folders: list[str], who: Attribution) -> None:
+        """Record ``folders`` as they are when the commit runs (after a curation)."""
+        with self._cond:
+            self._queue.append(_Pending({}, who, False, tuple(folders)))
+            self._start()
+            self._cond.notify_all()
+
+    def _start(self) -> None:
+        if self._thread is None or not self._thread.is_alive():
+            self._thread = threading.Thread(target=self._run, name="memdir-history", daemon=True)
+            self._thread.start()
 
     def flush(self, timeout: float = FLUSH_TIMEOUT_S) -> None:
         """Wait until everything submitted so far is committed (or ``timeout``)."""
@@ -71,9 +80,13 @@ class Committer:
                 item = self._queue.popleft()
                 self._busy = True
             try:
-                self.repo.record_snapshot(item.contents, item.who, item.appended)
+                if item.folders:
+                    self.repo.record(item.folders, item.who)
+                else:
+                    self.repo.record_snapshot(item.contents, item.who, item.appended)
             except (MemdirError, OSError) as exc:  # the write stands; only its version is lost
-                log.warning("could not record a version of %s: %s", ", ".join(item.contents), exc)
+                what = ", ".join(item.folders or tuple(item.contents))
+                log.warning("could not record a version of %s: %s", what, exc)
             except Exception:  # boundary: the committer must outlive any one commit
                 log.exception("recording a version of %s failed", ", ".join(item.contents))
             finally:

@@ -106,11 +106,7 @@ class WorkspaceHistory:
             contents = {spec: _read(self.repo.root / spec) for spec in specs}
             committer_for(self.repo).submit(contents, who, later.appended)
             return
-        self.flush()  # after what this process queued before
-        try:
-            self.repo.record(specs, who)
-        except (MemdirError, OSError) as exc:  # the write stands; only its version is missing
-            log.warning("could not record a version of %s: %s", ", ".join(specs), exc)
+        committer_for(self.repo).submit_folders(specs, who)  # in order, off the caller's path
 
     def pick_up_outside(self) -> bool:
         """Record edits made without memdir (an editor, a git pull) as a version."""

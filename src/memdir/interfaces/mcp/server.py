@@ -98,11 +98,14 @@ def _agent_of(ctx: Any) -> str | None:
 
 
 def _who(ctx: Any) -> dict[str, str | None]:
-    """Who calls (for the history): the token of the HTTP request and the MCP session."""
+    """Who calls (for the history): the token of the HTTP request and the MCP session
+    (None on stdio and with the sessionless protocol)."""
     request = getattr(ctx, "request", None)
     principal = getattr(request, "scope", {}).get(PRINCIPAL) if request is not None else None
-    headers = getattr(request, "headers", None)
-    session = headers.get("mcp-session-id") if headers is not None else None
+    try:
+        session = ctx.session_id  # None on stdio
+    except AttributeError:
+        session = None
     return {"token": getattr(principal, "token_id", None), "session": session}
 
 

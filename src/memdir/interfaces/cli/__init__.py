@@ -29,6 +29,7 @@ from memdir.interfaces.cli import (
     workspace,
 )
 from memdir.interfaces.cli import config as config_cmds
+from memdir.interfaces.cli import hooks as hook_cmds
 from memdir.interfaces.cli._app import AppState, make_app
 from memdir.version import __version__
 
@@ -77,6 +78,7 @@ transfer.register(app)
 app.add_typer(config_cmds.app, name="config")
 app.add_typer(bench.app, name="bench")
 app.add_typer(tokens.app, name="token")
+app.add_typer(hook_cmds.app, name="hook")
 
 
 def main() -> None:

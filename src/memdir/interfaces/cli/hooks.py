@@ -98,6 +98,26 @@ def codex(
     _guarded(ctx, lambda: _codex(ctx, notification, payload, rollout, sessions_root, end))
 
 
+@app.command("log")
+def hook_log(
+    ctx: typer.Context,
+    lines: Annotated[int, typer.Option("--lines", "-n", min=1, help="How many lines.")] = 20,
+) -> None:
+    """Print the last lines of the hook log: what each hand-over did, or why it failed."""
+    path = _log_path(ctx)
+    if not path.is_file():
+        typer.echo(f"no hook has run for this home yet ({path} does not exist)")
+        return
+    for line in path.read_text("utf-8", errors="replace").splitlines()[-lines:]:
+        typer.echo(line)
+
+
+def _log_path(ctx: typer.Context) -> Path:
+    from memdir.config import resolve_home
+
+    return resolve_home(state(ctx).home) / "logs" / "hooks.log"
+
+
 # -- the hosts --------------------------------------------------------------------------------
 
 
@@ -274,9 +294,7 @@ def _guarded(ctx: typer.Context, run: Any) -> None:
 def _log(ctx: typer.Context, line: str) -> None:
     """Append ``line`` to ``$MEMDIR_HOME/logs/hooks.log`` (kept under a megabyte)."""
     try:
-        from memdir.config import resolve_home
-
-        path = resolve_home(state(ctx).home) / "logs" / "hooks.log"
+        path = _log_path(ctx)
         path.parent.mkdir(parents=True, exist_ok=True)
         if path.is_file() and path.stat().st_size > LOG_MAX_BYTES:
             os.replace(path, path.with_suffix(".log.1"))

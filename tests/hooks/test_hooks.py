@@ -309,3 +309,20 @@ def test_captured_facts_are_found_with_the_local_embedding_model(
     assert "3 facts saved" in done.stderr, done.stderr
     hits = search("which database does billing use?", fast=False)
     assert "PostgreSQL" in hits[0]["text"], hits
+
+
+def test_a_host_that_keeps_stdin_open_is_not_waited_for(
+    hosts: tuple[Path, Path], home: Path
+) -> None:
+    claude, _ = hosts
+    command = [sys.executable, "-m", "memdir", *FAST, "hook", "claude-code"]
+    quiet = subprocess.DEVNULL
+    proc = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=quiet, stderr=quiet, text=True)
+    assert proc.stdin is not None
+    proc.stdin.write(claude_input(claude))
+    proc.stdin.flush()  # and never closed, as a host may leave it
+    try:
+        assert proc.wait(timeout=120) == 0
+    finally:
+        proc.stdin.close()
+    assert "5 messages added" in _log(home)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import select
 import subprocess
 import sys
 from datetime import UTC, datetime
@@ -32,6 +33,7 @@ log = logging.getLogger(__name__)
 MAX_PAYLOAD_BYTES = 1024 * 1024
 LOG_MAX_BYTES = 1024 * 1024
 CODEX_IDLE_S = 30 * 60
+STDIN_QUIET_S = 5.0
 _END_EVENTS = {"SessionEnd"}
 
 RootOption = Annotated[
@@ -236,10 +238,26 @@ def _summary(result: Any, truncated: bool) -> str:
     return "; ".join(parts)
 
 
-def _read_stdin() -> bytes:
+def _read_stdin(quiet_s: float = STDIN_QUIET_S) -> bytes:
+    """The host's JSON on stdin: up to end of file, or as soon as what came parses as JSON
+    (a host that keeps stdin open is not waited for), or ``quiet_s`` without a byte."""
     if sys.stdin is None or sys.stdin.isatty():
         return b""
-    data: bytes = sys.stdin.buffer.read(MAX_PAYLOAD_BYTES + 1)
+    fd = sys.stdin.fileno()
+    data = b""
+    while len(data) <= MAX_PAYLOAD_BYTES:
+        ready, _, _ = select.select([fd], [], [], quiet_s)
+        if not ready:
+            break
+        chunk = os.read(fd, 65536)
+        if not chunk:
+            break
+        data += chunk
+        try:
+            json.loads(data)
+        except ValueError:
+            continue
+        break
     return data
 
 

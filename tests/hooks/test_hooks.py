@@ -241,6 +241,18 @@ def test_codex_stop_hook_reads_the_transcript_path_on_stdin(
     assert f"codex-{CODEX_THREAD}: 4 messages added" in done.stderr, done.stderr
 
 
+def test_codex_stop_hook_without_a_transcript_path_finds_the_rollout(
+    hosts: tuple[Path, Path], home: Path
+) -> None:
+    payload = {"session_id": CODEX_THREAD, "transcript_path": None, "hook_event_name": "Stop"}
+    done = memdir("hook", "codex", stdin=json.dumps(payload))
+    assert f"codex-{CODEX_THREAD}: 4 messages added" in done.stderr, done.stderr
+    missing = {**payload, "session_id": "0b1c2d3e-0000-4000-8000-00000000beef"}
+    refused = memdir("hook", "codex", stdin=json.dumps(missing))
+    succeeded_quietly(refused)
+    assert "no rollout of Codex session" in refused.stderr
+
+
 def test_codex_notify_without_a_rollout_keeps_the_notified_turn(
     hosts: tuple[Path, Path], home: Path
 ) -> None:
@@ -326,3 +338,17 @@ def test_a_host_that_keeps_stdin_open_is_not_waited_for(
     finally:
         proc.stdin.close()
     assert "5 messages added" in _log(home)
+
+
+def test_codex_detached_with_its_options_forwarded(
+    hosts: tuple[Path, Path], home: Path, tmp_path: Path
+) -> None:
+    _, codex = hosts
+    moved = tmp_path / "elsewhere"
+    shutil.move(codex / "sessions", moved)  # found only through --sessions-root
+    done = memdir("hook", "codex", "--detach", "--sessions-root", str(moved), notification())
+    succeeded_quietly(done)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and "messages added" not in _log(home):
+        time.sleep(0.2)
+    assert f"codex-{CODEX_THREAD}: 4 messages added" in _log(home)

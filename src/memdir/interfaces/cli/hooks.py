@@ -21,7 +21,7 @@ from typing import Annotated, Any
 
 import typer
 
-from memdir.errors import InvalidInputError, MemdirError
+from memdir.errors import InvalidInputError, MemdirError, NotFoundError
 from memdir.interfaces.cli._app import AppState, make_app, state
 
 app = make_app(
@@ -172,7 +172,13 @@ def _codex(
     else:
         payload = _json_object(raw, "the hook's input on stdin")
         session_id = _string(payload, "session_id")
-        path = confined_transcript(_string(payload, "transcript_path"), base, "--sessions-root")
+        if payload.get("transcript_path"):
+            given = _string(payload, "transcript_path")
+            path = confined_transcript(given, base, "--sessions-root")
+        else:  # Codex's hooks may leave it null: the session's rollout, found by its id
+            path = find_codex_rollout(base, session_id)
+            if path is None:
+                raise NotFoundError(f"no rollout of Codex session {session_id!r} under {base}")
     if path is not None:
         transcript = read_codex(path)
         messages, truncated = transcript.messages, transcript.truncated
@@ -243,21 +249,24 @@ def _read_stdin(quiet_s: float = STDIN_QUIET_S) -> bytes:
     (a host that keeps stdin open is not waited for), or ``quiet_s`` without a byte."""
     if sys.stdin is None or sys.stdin.isatty():
         return b""
-    fd = sys.stdin.fileno()
     data = b""
-    while len(data) <= MAX_PAYLOAD_BYTES:
-        ready, _, _ = select.select([fd], [], [], quiet_s)
-        if not ready:
+    try:
+        fd = sys.stdin.fileno()
+        while len(data) <= MAX_PAYLOAD_BYTES:
+            ready, _, _ = select.select([fd], [], [], quiet_s)
+            if not ready:
+                break
+            chunk = os.read(fd, 65536)
+            if not chunk:
+                break
+            data += chunk
+            try:
+                json.loads(data)
+            except ValueError:
+                continue
             break
-        chunk = os.read(fd, 65536)
-        if not chunk:
-            break
-        data += chunk
-        try:
-            json.loads(data)
-        except ValueError:
-            continue
-        break
+    except (OSError, ValueError):  # no usable stdin: what came so far is judged as input
+        pass
     return data
 
 

@@ -361,7 +361,8 @@ class Memory:
 
         results = self._recovering(run)
         cited = tuple(replace(h, path=cite_path(h.source, h.path, self.source)) for h in results)
-        return replace(results, hits=cited)
+        searched = self._recovering(lambda: self.store.count_files(sources))
+        return replace(results, hits=cited, searched_files=searched)
 
     # -- facts -------------------------------------------------------------------
     def save(

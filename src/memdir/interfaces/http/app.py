@@ -44,6 +44,7 @@ from memdir.interfaces.http.binding import AgentBinding
 from memdir.interfaces.http.browser import mount_browser
 from memdir.interfaces.http.fact_routes import router as fact_router
 from memdir.interfaces.http.mcp_endpoint import McpEndpoint
+from memdir.interfaces.http.mem0 import router as mem0_router
 from memdir.interfaces.http.memories import AgentMemories, MemoryOpener
 from memdir.interfaces.http.problems import PROBLEM_RESPONSES, install_problem_handlers
 from memdir.interfaces.http.routes import router
@@ -162,6 +163,7 @@ def create_app(
     install_problem_handlers(app)
     app.include_router(router)
     app.include_router(fact_router)  # after router: /facts/recall is not a fact id
+    app.include_router(mem0_router)
     app.include_router(transcripts_router)
     app.router.routes.append(Route("/mcp", endpoint=McpEndpoint(mcp_sessions)))
 

@@ -162,7 +162,6 @@ def create_app(
     app.state.mcp_sessions = mcp_sessions
     install_problem_handlers(app)
     app.include_router(router)
-    app.include_router(fact_router)  # after router: /facts/recall is not a fact id
     app.include_router(mem0_router)
     app.include_router(transcripts_router)
     app.router.routes.append(Route("/mcp", endpoint=McpEndpoint(mcp_sessions)))
@@ -183,6 +182,7 @@ def create_app(
     app.add_middleware(AgentBinding, memories=memories)
     app.add_middleware(BearerAuth, check=check)
     mount_browser(app)  # after the auth: the page at / and /static/ needs no token
+    app.include_router(fact_router)  # last: /facts/recall, /facts/timeline are no fact ids
     if host in LOOPBACK_HOSTS:  # outermost: a rebound name gets nothing, not even the page
         app.add_middleware(HostCheck, hosts=LOOPBACK_HOSTS)
     document_problems(app)

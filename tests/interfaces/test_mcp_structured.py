@@ -49,6 +49,8 @@ async def script(client: Client) -> dict[str, Any]:
     await step("search_old_name", "memory_search", query="zebra runbook", max_results=1)
     await step("search_two_names", "memory_search", query="zebra", limit=1, maxResults=2)
     await step("list_files", "memory_list_files")
+    await step("get_by_alias", "memory_get", filePath=LONG, lines=1, **{"from": 3})
+    await step("get_without_path", "memory_get", lines=1)
     return out
 
 
@@ -180,6 +182,16 @@ def test_file_list_puts_the_prompt_files_first_and_says_so(session: dict[str, An
     assert {"AGENTS.md", "SOUL.md"} <= {f["path"] for f in ordered if f["enabled"]}
     assert any(f["path"] == LONG and f["sort_order"] is None for f in files)
     assert "AGENTS.md  (in the prompt, order 10)" in text_of(session["list_files"])
+
+
+def test_an_alias_of_a_required_argument_is_enough(session: dict[str, Any]) -> None:
+    schema = session["tools"]["memory_get"].input_schema
+    jsonschema.validate({"filePath": LONG, "from": 3, "lines": 1}, schema)
+    assert "Required, as path or filePath" in schema["properties"]["path"]["description"]
+    assert text_of(ok(session, "get_by_alias")).startswith(f"{LONG} lines 3-3")
+    refused = session["get_without_path"]
+    assert refused.is_error
+    assert "path: Field required" in text_of(refused)
 
 
 def test_every_declared_alias_passes_the_input_schema(session: dict[str, Any]) -> None:

@@ -6,7 +6,9 @@ tools use (``maxResults``, ``minScore``, ``filePath``, ``from``) and the older n
 JSON schema lists only the first name, and with ``additionalProperties: false`` a client
 that validates its arguments against the schema would refuse what the server accepts.
 ``declare_aliases`` adds each alias as a property of its own, with the same type and
-bounds and a description naming the argument it stands for; ``one_name_each`` refuses an
+bounds and a description naming the argument it stands for; a required argument that has
+aliases leaves ``required`` (its description says it is required under one of its names,
+and the server refuses a call without it, naming it); ``one_name_each`` refuses an
 argument given under two of its names, rather than keeping one silently.
 """
 
@@ -35,14 +37,22 @@ def alias_names(model: type[BaseModel]) -> dict[str, tuple[str, ...]]:
 def declare_aliases(model: type[BaseModel], schema: dict[str, Any]) -> dict[str, Any]:
     """``schema`` with a property for each alias of ``model``'s fields."""
     properties: dict[str, Any] = schema.get("properties", {})
+    required: list[str] = schema.get("required", [])
     for field_name, names in alias_names(model).items():
         own = properties.get(field_name)
         if own is None:
             continue
+        if field_name in required:  # required under one of its names, which JSON schema
+            required.remove(field_name)  # says only with a top-level anyOf (refused by some
+            own["description"] = (  # hosts): the description says it, the server checks it
+                f"{own.get('description', '').rstrip()} Required, as {' or '.join(names)}."
+            ).strip()
         for alias in names[1:]:
             declared = {k: copy.deepcopy(v) for k, v in own.items() if k != "default"}
             declared["description"] = f"Alias of {field_name} (give one of {', '.join(names)})."
             properties.setdefault(alias, declared)
+    if "required" in schema and not required:
+        del schema["required"]  # draft-04 validators refuse an empty list
     return schema
 
 

@@ -144,6 +144,17 @@ def test_search_filters_and_pages(store: BaseStore) -> None:
     assert {i.key for i in store.search(())} == {f"d{i}" for i in range(6)} | {"x"}
 
 
+def test_filters_reach_into_nested_values(memory: Memory) -> None:
+    """Dotted filter keys, as LangGraph's SQL stores read them."""
+    store = MemdirStore(memory)
+    store.put(("docs",), "hyphen", {"access-level": "public", "user": {"access-level": "n"}})
+    store.put(("docs",), "digit", {"123abc": "ok", "user": {"123abc": "ok2"}})
+    assert [i.key for i in store.search(("docs",), filter={"access-level": "public"})] == ["hyphen"]
+    assert [i.key for i in store.search(("docs",), filter={"user.access-level": "n"})] == ["hyphen"]
+    assert [i.key for i in store.search(("docs",), filter={"user.123abc": "ok2"})] == ["digit"]
+    assert store.search(("docs",), filter={"user.nothing.deeper": "x"}) == []
+
+
 def test_batch_reads_before_its_puts(store: BaseStore) -> None:
     store.put(("b",), "old", {"v": 0})
     results = store.batch(

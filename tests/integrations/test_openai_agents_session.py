@@ -51,7 +51,7 @@ def memory(home: Path) -> Iterator[Memory]:
 
 @pytest.fixture(params=["memdir", "sqlite"])
 def make_session(request: pytest.FixtureRequest, memory: Memory, tmp_path: Path) -> Any:
-    def make(session_id: str, settings: SessionSettings | None = None) -> Session:
+    def make(session_id: str, settings: Any = None) -> Session:
         if request.param == "memdir":
             return MemdirSession(session_id, memory, session_settings=settings)
         return SQLiteSession(session_id, tmp_path / "sdk.db", session_settings=settings)
@@ -121,6 +121,13 @@ def test_session_settings_limit(make_session: Any) -> None:
     run(session.add_items([user(f"m{i}") for i in range(5)]))
     assert run(session.get_items()) == [user("m3"), user("m4")]
     assert run(session.get_items(limit=3)) == [user("m2"), user("m3"), user("m4")]
+
+
+def test_session_settings_may_be_a_dictionary(make_session: Any) -> None:
+    session = make_session("dict-settings", {"limit": 1})
+    assert session.session_settings == SessionSettings(limit=1)
+    with pytest.raises(TypeError, match="Unknown session settings: limitt"):
+        make_session("bad-settings", {"limitt": 1})
 
 
 def test_unicode_and_odd_content(make_session: Any) -> None:

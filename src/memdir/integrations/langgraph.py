@@ -313,9 +313,22 @@ def _matches(value: dict[str, Any], conditions: dict[str, Any] | None) -> bool:
     """LangGraph's filter semantics; a field a comparison cannot apply to does not match
     (its in-memory store raises there, for an item that merely lacks the field)."""
     try:
-        return all(_compare_values(value.get(k), v) for k, v in (conditions or {}).items())
+        return all(_compare_values(_field(value, k), v) for k, v in (conditions or {}).items())
     except (TypeError, ValueError):
         return False
+
+
+def _field(value: dict[str, Any], key: str) -> Any:
+    """``value[key]``, or a dotted path into nested objects (``"user.city"``), as LangGraph's
+    SQL stores read filter keys."""
+    if key in value or "." not in key:
+        return value.get(key)
+    found: Any = value
+    for part in key.split("."):
+        if not isinstance(found, dict):
+            return None
+        found = found.get(part)
+    return found
 
 
 def _encode(label: str) -> str:

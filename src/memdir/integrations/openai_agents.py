@@ -36,7 +36,7 @@ from memdir.memory import Memory
 try:
     from agents import SessionSettings, TResponseInputItem
     from agents.exceptions import UserError
-    from agents.memory.session_settings import resolve_session_limit
+    from agents.memory.session_settings import coerce_session_settings, resolve_session_limit
 except ImportError as exc:  # pragma: no cover - exercised without the extra
     raise missing_dependency("openai-agents", "openai-agents") from exc
 
@@ -61,7 +61,7 @@ class MemdirSession:
         session_id: str,
         memory: Memory,
         *,
-        session_settings: SessionSettings | None = None,
+        session_settings: SessionSettings | dict[str, Any] | None = None,
     ) -> None:
         try:
             self.transcript: Session = memory.session(session_id)
@@ -69,7 +69,10 @@ class MemdirSession:
             raise UserError(str(exc)) from exc
         self.session_id = session_id
         self.memory = memory
-        self.session_settings = session_settings or SessionSettings()
+        self.session_settings = (
+            SessionSettings() if session_settings is None
+            else coerce_session_settings(session_settings)
+        )  # fmt: skip
         self._lock = FileLock(f"{self.transcript.path}.lock")
 
     async def get_items(self, limit: int | None = None) -> list[TResponseInputItem]:

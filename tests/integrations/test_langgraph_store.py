@@ -233,6 +233,14 @@ def test_labels_cannot_reach_outside_the_folder(memory: Memory) -> None:
     assert store.list_namespaces() == [("a/b", "c")]
 
 
+def test_a_key_too_long_for_a_file_name_is_refused(memory: Memory) -> None:
+    store = MemdirStore(memory)
+    store.put(("u",), "k" * 196, {"v": 1})  # 200 bytes with ".md"
+    with pytest.raises(ValueError, match="too long for a file name"):
+        store.put(("u",), "é" * 100, {"v": 1})  # 600 bytes percent-encoded
+    assert [item.key for item in store.search(("u",))] == ["k" * 196]
+
+
 def test_search_ranks_with_hybrid_search(memory: Memory) -> None:
     store = MemdirStore(memory)
     store.put(("u",), "work", {"text": "Alice works on the billing service at ACME"})

@@ -63,6 +63,7 @@ except ImportError as exc:  # pragma: no cover - exercised without the extra
 log = logging.getLogger(__name__)
 
 DEFAULT_FOLDER = "memory/store"
+MAX_NAME_BYTES = 200  # 255 on common file systems, less the temporary name of an atomic write
 SEARCH_DEPTH = 100  # hits asked of the hybrid search, before keeping the namespace's
 _META = re.compile(r"\A<!-- memdir-store (\{.*?\}) -->\n")
 _FENCE = "```json\n"
@@ -211,7 +212,13 @@ class MemdirStore(BaseStore):
     def _path(self, namespace: tuple[str, ...], key: str) -> str:
         if not isinstance(key, str) or not key:
             raise ValueError(f"an item key must be a non-empty string, got {key!r}")
-        return "/".join([self.folder, *map(_encode, namespace), _encode(key) + ".md"])
+        parts = [*map(_encode, namespace), _encode(key) + ".md"]
+        if any(len(part.encode()) > MAX_NAME_BYTES for part in parts):
+            raise ValueError(
+                f"the key {key!r} or a label of {namespace!r} is too long for a file name "
+                f"(at most {MAX_NAME_BYTES} bytes once percent-encoded); use a shorter one"
+            )
+        return "/".join([self.folder, *parts])
 
     def _parse_path(self, path: str) -> tuple[tuple[str, ...], str]:
         parts = path[len(self.folder) + 1 : -len(".md")].split("/")

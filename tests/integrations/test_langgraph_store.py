@@ -13,10 +13,13 @@ import json
 import subprocess
 import sys
 import time
+import warnings
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from langchain_core.messages import AIMessage
+from langgraph.prebuilt import ToolNode, create_react_agent
 from langgraph.store.base import (
     BaseStore,
     GetOp,
@@ -27,6 +30,7 @@ from langgraph.store.base import (
     SearchOp,
 )
 from langgraph.store.memory import InMemoryStore
+from langgraph_agent import ScriptedChatModel, save_memory
 
 from memdir import Memory
 from memdir.embeddings.base import HashEmbedder
@@ -285,6 +289,29 @@ def test_a_credential_is_refused_and_nothing_written(memory: Memory) -> None:
     with pytest.raises(ValueError, match="not JSON-serialisable"):
         store.put(("u",), "bad", {"when": object()})
     assert store.get(("u",), "bad") is None
+
+
+def test_a_graph_run_surfaces_a_refused_credential(memory: Memory) -> None:
+    """The agent's tool tries to store a key: the run stops with the store's error, and
+    with LangGraph's tool-error handling on, the model is told why instead."""
+    call = {"name": "save_memory", "id": "c1", "args": {"text": f"the key: {AWS_KEY}"}}
+    store = MemdirStore(memory)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # create_react_agent's notice of its move
+        agent = create_react_agent(
+            ScriptedChatModel(responses=[AIMessage("", tool_calls=[call]), AIMessage("ok")]),
+            [save_memory],
+            store=store,
+        )
+        with pytest.raises(CredentialRefusedError, match="AWS access key"):
+            agent.invoke({"messages": [("user", "remember my key")]})
+        told = create_react_agent(
+            ScriptedChatModel(responses=[AIMessage("", tool_calls=[call]), AIMessage("ok")]),
+            ToolNode([save_memory], handle_tool_errors=True),
+            store=store,
+        ).invoke({"messages": [("user", "remember my key")]})
+    assert "was refused" in told["messages"][2].content
+    assert store.search(("memories",)) == []
 
 
 # -- a real graph, two processes ---------------------------------------------------------

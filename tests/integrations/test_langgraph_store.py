@@ -340,3 +340,35 @@ def _run_agent(home: Path, step: str) -> list[dict[str, str]]:
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     return [json.loads(line) for line in done.stdout.splitlines()]
+
+
+WRITER = """
+import sys
+from memdir import Memory
+from memdir.embeddings.base import HashEmbedder
+from memdir.integrations.langgraph import MemdirStore
+
+with Memory.open(sys.argv[1], embedder=HashEmbedder(), chat_model=None) as memory:
+    store = MemdirStore(memory)
+    for i in range(40):
+        store.put(("shared", "ns"), f"{sys.argv[2]}-{i}", {"text": f"note {i} of {sys.argv[2]}"})
+        if i % 10 == 9:
+            store.delete(("shared", "ns"), f"{sys.argv[2]}-{i - 1}")
+"""
+
+
+@pytest.mark.slow
+def test_two_processes_write_one_namespace(memory: Memory) -> None:
+    """Two processes put 40 items each into one namespace and delete every tenth: every
+    write lands whole, and the index finds what the files hold."""
+    writers = [
+        subprocess.Popen([sys.executable, "-c", WRITER, str(memory.home), name])
+        for name in ("a", "b")
+    ]
+    assert [writer.wait(timeout=240) for writer in writers] == [0, 0]
+    store = MemdirStore(memory)
+    keys = {item.key for item in store.search(("shared",), limit=100)}
+    deleted = {f"{name}-{i}" for name in ("a", "b") for i in (8, 18, 28, 38)}
+    assert keys == {f"{name}-{i}" for name in ("a", "b") for i in range(40)} - deleted
+    found = store.search(("shared",), query="note 7 of b", limit=1)
+    assert found[0].key == "b-7"

@@ -255,3 +255,35 @@ def _run_sync(agent: Agent[Any], text: str, session: Session) -> Any:
     finally:
         loop.close()
         asyncio.set_event_loop(None)
+
+
+WRITER = """
+import asyncio, sys
+from memdir import Memory
+from memdir.embeddings.base import HashEmbedder
+from memdir.integrations.openai_agents import MemdirSession
+
+with Memory.open(sys.argv[1], embedder=HashEmbedder(), chat_model=None) as memory:
+    session = MemdirSession("shared", memory)
+    for i in range(int(sys.argv[3])):
+        asyncio.run(session.add_items([{"role": "user", "content": f"{sys.argv[2]}-{i}"}]))
+        if i % 10 == 9:
+            asyncio.run(session.pop_item())
+"""
+
+
+@pytest.mark.slow
+def test_two_processes_share_a_session(tmp_path: Path, memory: Memory) -> None:
+    """Two processes append 100 items each and pop every tenth: 180 stay, none torn."""
+    writers = [
+        subprocess.Popen([sys.executable, "-c", WRITER, str(memory.home), name, "100"])
+        for name in ("a", "b")
+    ]
+    assert [writer.wait(timeout=240) for writer in writers] == [0, 0]
+    items = run(MemdirSession("shared", memory).get_items())
+    assert len(items) == 180
+    kept = {item["content"] for item in items}
+    assert len(kept) == 180
+    transcript = memory.session("shared").load()
+    assert transcript.skipped_lines == 0
+    assert len(transcript.messages) == 200

@@ -7,6 +7,9 @@ comment on the line before it (invisible on GitHub):
                                         is rewritten to the test server's port)
     <!-- docs-test: openclaw -->        the same, with OpenClaw on PATH (``.openclaw-env``
                                         from scripts/setup-openclaw; skipped without it)
+    <!-- docs-test: camel -->           a Python block run by camel-ai's environment
+                                        (``.venv-camel`` from scripts/setup-camel; skipped
+                                        without it)
     <!-- docs-test: help "reason" -->   run each command line with --help appended: for
                                         commands that serve until stopped, need a model,
                                         a recorded session or data the checkout lacks
@@ -38,8 +41,9 @@ ROOT = Path(__file__).resolve().parents[2]
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 GENERATED = {"cli.md"}  # help text generated from the code (tests/cli/test_cli_reference.py)
 SHELL = {"bash", "sh", "shell"}
-MODES = {"run", "server", "openclaw", "help", "fragment", "skip"}
+MODES = {"run", "server", "openclaw", "camel", "help", "fragment", "skip"}
 OPENCLAW_BIN = ROOT / ".openclaw-env" / "node_modules" / ".bin"
+CAMEL_PYTHON = ROOT / ".venv-camel" / "bin" / "python"
 _DIRECTIVE = re.compile(r"<!--\s*docs-test:\s*(?P<mode>[a-z]+)\s*(?P<reason>.*?)\s*-->", re.S)
 _COMMANDISH = re.compile(r"^(\$ )?(memdir|\.venv/bin/|python3? |curl |\./scripts/|pip )")
 

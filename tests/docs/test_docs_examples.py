@@ -36,6 +36,7 @@ import anyio
 import httpx
 import pytest
 from support_docs import (
+    CAMEL_PYTHON,
     DOCS,
     GENERATED,
     MODES,
@@ -248,6 +249,8 @@ def test_block_works_as_written(
         return
     if block.mode == "openclaw" and not (OPENCLAW_BIN / "openclaw").exists():
         pytest.skip(f"{block.where}: OpenClaw is not installed (run scripts/setup-openclaw)")
+    if block.mode == "camel" and not CAMEL_PYTHON.exists():
+        pytest.skip(f"{block.where}: .venv-camel is missing (run scripts/setup-camel)")
     base = tmp_path_factory.getbasetemp() / "docs"
     sandbox = sandbox_for(sandboxes, block.doc, base)
     if block.mode == "fragment":
@@ -316,8 +319,9 @@ def run_python_block(block: Block, sandbox: Sandbox) -> None:
         code = sandbox.for_server(code)
     script = sandbox.root / f"block-{block.line}.py"
     script.write_text(code, encoding="utf-8")
+    python = CAMEL_PYTHON if block.mode == "camel" else Path(sys.executable)
     done = subprocess.run(
-        [sys.executable, str(script)], env=sandbox.env, cwd=ROOT, capture_output=True,
+        [str(python), str(script)], env=sandbox.env, cwd=ROOT, capture_output=True,
         text=True, timeout=BLOCK_TIMEOUT_S,
     )  # fmt: skip
     assert done.returncode == 0, f"{block.where} failed:\n{done.stdout}\n{done.stderr}"
@@ -374,8 +378,11 @@ def connect_recorded_claude_servers(block: Block, sandbox: Sandbox) -> None:
     for call in calls:
         words = call.read_bytes().decode().split("\0")[:-1]
         call.unlink()
-        assert words[:2] == ["mcp", "add"], f"{block.where}: claude {words}"
-        if "--" in words:
+        assert words[:2] in (["mcp", "add"], ["mcp", "add-json"]), f"{block.where}: {words}"
+        if words[1] == "add-json":  # the entry memdir mcp-config printed in the sandbox
+            entry = json.loads(words[-1])
+            tools = list_tools_over_stdio(entry["command"], entry["args"], entry["env"])
+        elif "--" in words:
             command, *args = words[words.index("--") + 1 :]
             if Path(command).name == "memdir":
                 command = str(VENV_BIN / "memdir")

@@ -16,7 +16,10 @@ DESIGN_TOOLS = (
     # beyond DESIGN.md's list: the first-run ritual and the prompt's files (docs/mcp.md)
     "memory_finish_ritual", "memory_context", "memory_set_prompt_file",
 )  # fmt: skip
-ADDED_TOOLS = ("memory_list_facts", "memory_recent")  # listing facts; what changed lately
+ADDED_TOOLS = (
+    "memory_list_facts", "memory_recent",  # listing facts; what changed lately
+    "memory_get_fact", "memory_update_fact", "memory_fact_history",  # facts by id
+)  # fmt: skip
 ADDED_TOOLS += ("memory_history", "memory_diff", "memory_restore")  # versions (docs/history.md)
 
 
@@ -39,8 +42,11 @@ def test_every_tool_and_argument_is_described(spec: ToolSpec[Any]) -> None:
 def test_search_schema_carries_defaults_and_ranges() -> None:
     schema = TOOLS[0].input_schema()
     assert schema["required"] == ["query"]
-    assert schema["properties"]["max_results"]["default"] == 6
-    assert schema["properties"]["max_results"]["maximum"] == 50
+    assert schema["properties"]["limit"]["default"] == 6
+    assert schema["properties"]["limit"]["maximum"] == 50
+    for alias in ("max_results", "maxResults"):  # the older names, declared
+        assert schema["properties"][alias]["maximum"] == 50
+        assert "Alias of limit" in schema["properties"][alias]["description"]
     assert schema["properties"]["scope"]["enum"] == ["agent", "global", "all"]
 
 

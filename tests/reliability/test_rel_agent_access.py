@@ -72,6 +72,9 @@ TOOL_ARGUMENTS: dict[str, dict[str, Any]] = {
     "memory_set_prompt_file": {"path": "SOUL.md", "enabled": True},
     "memory_list_facts": {},
     "memory_recent": {"days": 30},
+    "memory_get_fact": {"fact_id": "BOB_FACT"},
+    "memory_update_fact": {"fact_id": "BOB_FACT", "content": "Alice took over the plan"},
+    "memory_fact_history": {"fact_id": "BOB_FACT"},
     "memory_history": {},
     "memory_diff": {"version": "0000000"},
     "memory_restore": {"path": "memory/alice-mcp.md"},
@@ -96,9 +99,9 @@ def tokens(server: LiveServer) -> dict[str, str]:
             json={"content": f"# Plan\n\n- {BOB_WORDS[0]} keeps {BOB_WORDS[1]}\n"},
         )
         assert written.status_code == 200, written.text
-        assert bob.post(
-            "/api/v1/facts", json={"content": f"Bob's plan is {BOB_WORDS[1]}"}
-        ).is_success
+        saved = bob.post("/api/v1/facts", json={"content": f"Bob's plan is {BOB_WORDS[1]}"})
+        assert saved.is_success
+        server.fact_ids["bob"] = saved.json()["fact"]["id"]
     with server.client() as admin:
         assert admin.put(f"/api/v1/files/{GLOBAL_NOTE}", json={"content": "# Global\n"}).is_success
     with server.client(made["alice"]) as alice:
@@ -212,7 +215,11 @@ def test_every_tool_in_alices_session_acts_on_alice_only(
     async def body(client: Client) -> dict[str, Any]:
         results = {}
         for tool in TOOLS:
-            results[tool.name] = await client.call_tool(tool.name, TOOL_ARGUMENTS[tool.name])
+            arguments = {
+                key: server.fact_ids["bob"] if value == "BOB_FACT" else value
+                for key, value in TOOL_ARGUMENTS[tool.name].items()
+            }
+            results[tool.name] = await client.call_tool(tool.name, arguments)
         resource = await client.read_resource("memdir://workspace/IDENTITY.md")
         prompt = await client.get_prompt("system_prompt", {})
         return {"tools": results, "resource": resource, "prompt": prompt}
@@ -223,6 +230,9 @@ def test_every_tool_in_alices_session_acts_on_alice_only(
             assert word not in text_of(result), (name, text_of(result))
             assert word not in json.dumps(result.structured_content or {}), name
     assert out["tools"]["memory_read_file"].is_error
+    for name in ("memory_get_fact", "memory_update_fact", "memory_fact_history"):  # bob's id
+        assert out["tools"][name].is_error
+        assert "no fact has the id" in text_of(out["tools"][name])
     assert not out["tools"]["memory_write_file"].is_error, text_of(
         out["tools"]["memory_write_file"]
     )

@@ -30,8 +30,8 @@ from memdir.tools import (
     ToolError,
     ToolHost,
     ToolSpec,
+    fact_runners,
     parse_arguments,
-    runners,
 )
 
 
@@ -110,9 +110,9 @@ class MemoryToolkit:
 
     def _specs(self) -> list[ToolSpec[Any]]:
         specs: list[ToolSpec[Any]] = [
-            ToolSpec("remember", REMEMBER, MemorySaveArgs, runners.run_save, read_only=False),
-            ToolSpec("recall", RECALL, MemoryRecallArgs, runners.run_recall),
-            ToolSpec("forget", FORGET, MemoryForgetArgs, runners.run_forget, read_only=False),
+            ToolSpec("remember", REMEMBER, MemorySaveArgs, fact_runners.run_save, read_only=False),
+            ToolSpec("recall", RECALL, MemoryRecallArgs, fact_runners.run_recall),
+            ToolSpec("forget", FORGET, MemoryForgetArgs, fact_runners.run_forget, read_only=False),
         ]
         if self.agent_memory is not None:
             specs += [

@@ -6,6 +6,8 @@ object a line, oldest first::
     {"type": "message", "id": "...", "timestamp": "...", "role": "user", "content": "...",
      "tool_calls": [{"id": "...", "name": "...", "arguments": {...}}],
      "tool_call_id": null, "name": null}
+    {"type": "message", ..., "extra": {...}}     (optional: the message as a framework
+                                                  holds it, kept verbatim)
     {"type": "compaction", "id": "...", "timestamp": "...", "summary": "...",
      "replaced_ids": ["...", ...], "method": "model", "tokens_before": 0, "tokens_after": 0,
      "flushed_count": 0}
@@ -71,11 +73,16 @@ def _utc_now() -> datetime:
 
 @dataclass(frozen=True)
 class SessionMessage:
-    """A message as stored: its id and when it was appended."""
+    """A message as stored: its id and when it was appended.
+
+    ``extra`` is an optional JSON object stored with it verbatim: the message in the form a
+    framework keeps it (``memdir.integrations.openai_agents`` keeps the SDK's items there).
+    """
 
     id: str
     timestamp: datetime
     message: Message
+    extra: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True)
@@ -162,17 +169,27 @@ class Session:
         return self.extend([message], message_ids=None if message_id is None else [message_id])[0]
 
     def extend(
-        self, messages: Iterable[Message], *, message_ids: Sequence[str] | None = None
+        self,
+        messages: Iterable[Message],
+        *,
+        message_ids: Sequence[str] | None = None,
+        extras: Sequence[dict[str, Any] | None] | None = None,
     ) -> list[SessionMessage]:
-        """Append several messages in one locked write (all land together, in order)."""
+        """Append several messages in one locked write (all land together, in order);
+        ``extras``, one per message, are stored with them (``SessionMessage.extra``)."""
         batch = list(messages)
         ids = list(message_ids) if message_ids is not None else [_new_id() for _ in batch]
+        kept = list(extras) if extras is not None else [None] * len(batch)
         if len(ids) != len(batch):
             raise InvalidInputError(
                 f"got {len(ids)} message ids for {len(batch)} messages; pass one id per message"
             )
+        if len(kept) != len(batch):
+            raise InvalidInputError(
+                f"got {len(kept)} extras for {len(batch)} messages; pass one per message"
+            )
         now = self._clock()
-        stored = [SessionMessage(i, now, m) for i, m in zip(ids, batch, strict=True)]
+        stored = [SessionMessage(i, now, m, e) for i, m, e in zip(ids, batch, kept, strict=True)]
         self._write([_message_record(s) for s in stored])
         return stored
 
@@ -310,6 +327,7 @@ def _new_id() -> str:
 
 def _message_record(stored: SessionMessage) -> dict[str, Any]:
     message = stored.message
+    extra = {} if stored.extra is None else {"extra": stored.extra}
     return {
         "type": "message",
         "id": stored.id,
@@ -321,6 +339,7 @@ def _message_record(stored: SessionMessage) -> dict[str, Any]:
         ],
         "tool_call_id": message.tool_call_id,
         "name": message.name,
+        **extra,
     }
 
 
@@ -383,4 +402,7 @@ def _parse_entry(record: Any) -> Entry:
         tool_call_id=record.get("tool_call_id"),
         name=record.get("name"),
     )
-    return SessionMessage(str(record["id"]), timestamp, message)
+    extra = record.get("extra")
+    return SessionMessage(
+        str(record["id"]), timestamp, message, extra if isinstance(extra, dict) else None
+    )

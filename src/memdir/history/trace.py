@@ -16,12 +16,13 @@ from collections.abc import Sequence
 from dataclasses import asdict
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from memdir.history.attribution import current
 from memdir.workspace.locking import lock_file
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 
 class Trace:
@@ -42,13 +43,16 @@ class Trace:
         ]  # fmt: skip
         self._append({"kind": "search", "query": query, "hits": found})
 
-    def recalled(self, query: str, facts: Sequence[Any]) -> None:
+    def recalled(self, query: str, facts: list[T]) -> list[T]:
+        """Trace a recall; its facts, unchanged."""
+        recalled: Sequence[Any] = facts
         found = [
             {"fact": r.fact.id, "text": r.fact.text, "score": round(r.score, 4),
              "cited": r.fact.citation}
-            for r in facts
+            for r in recalled
         ]  # fmt: skip
         self._append({"kind": "recall", "query": query, "hits": found})
+        return facts
 
     def entries(self, limit: int = 20) -> list[dict[str, Any]]:
         """The last ``limit`` entries, newest first."""

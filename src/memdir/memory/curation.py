@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from memdir.config import Settings
 from memdir.errors import NextStep, NotFoundError
+from memdir.history import WorkspaceHistory, attributed
 from memdir.memory.composition import extraction_policy
 from memdir.progress import Progress
 from memdir.workspace import Workspace
@@ -43,30 +44,43 @@ def extract(
     settings: Settings,
     save_fact: SaveFact,
     scheduled: bool,
+    history: WorkspaceHistory,
 ) -> ExtractionResult:
+    """Extraction; its saves are versions, and so are its MEMORY.md and USER.md rewrites."""
     from memdir.curate import ExtractionTrigger, extract_after_conversation
 
-    return extract_after_conversation(
-        workspace, transcript(session), model=model, save_fact=save_fact,
-        trigger=ExtractionTrigger(scheduled=scheduled, session_id=session.session_id),
-        policy=extraction_policy(settings),
-    )  # fmt: skip
+    with attributed(tool="extract", session=session.session_id):
+        result = extract_after_conversation(
+            workspace, transcript(session), model=model, save_fact=save_fact,
+            trigger=ExtractionTrigger(scheduled=scheduled, session_id=session.session_id),
+            policy=extraction_policy(settings),
+        )  # fmt: skip
+        history.record_all("extract", f"extracted from session {session.session_id}")
+    return result
 
 
 def consolidate(
     workspace: Workspace, model: ChatModel | None, dry_run: bool, days: int,
-    progress: Progress | None,
+    progress: Progress | None, history: WorkspaceHistory,
 ) -> ConsolidationResult:  # fmt: skip
+    """Consolidation; a rewrite of MEMORY.md is a version whose reason says what it did."""
     from memdir.curate import consolidate as run
 
-    return run(workspace, model=model, days=days, dry_run=dry_run, progress=progress)
+    result = run(workspace, model=model, days=days, dry_run=dry_run, progress=progress)
+    if result.written:
+        why = f"promoted {len(result.added)} entries, merged {result.merged} ({result.method})"
+        history.record_all("consolidate", why)
+    return result
 
 
 def end_session(
-    workspace: Workspace, session: Session, model: ChatModel | None, count: int
-) -> SessionNote | None:
+    workspace: Workspace, session: Session, model: ChatModel | None, count: int,
+    history: WorkspaceHistory,
+) -> SessionNote | None:  # fmt: skip
     from memdir.curate import end_session as run
 
-    return run(
+    note = run(
         workspace, transcript(session), model=model, count=count, session_id=session.session_id
     )
+    history.record_all("end_session", f"the end of session {session.session_id}")
+    return note

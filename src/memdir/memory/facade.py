@@ -24,8 +24,7 @@ from memdir.errors import (
 )
 from memdir.facts import Fact, FactBook, RecalledFact, SaveOutcome
 from memdir.facts.activity import RecentActivity, collect_activity
-from memdir.history import WorkspaceHistory, attributed
-from memdir.history.trace import Trace
+from memdir.facts.revisions import FactVersion
 from memdir.home import Home, source_of
 from memdir.index import Freshness, SyncReport, freshness_of
 from memdir.memory import composition, curation, indexing, paths, prompt_inputs, versions
@@ -91,9 +90,7 @@ class Memory(versions.HistoryMethods):
         self.indexer = Indexer(
             self.layout, self.agent_id, self.settings, embedder, self.stores, self.freshness
         )
-        self.history = WorkspaceHistory.of(self.workspace, self.settings.history.enabled)
-        traced = self.settings.trace
-        self.trace = Trace(self.home, self.source, traced.enabled, traced.max_entries)
+        self.history, self.trace = versions.open_history(self.workspace, self.settings)
         self.writes = WritePath(
             self.workspace, self.source, self.settings, self.indexer, self.freshness, self.history
         )
@@ -370,8 +367,9 @@ class Memory(versions.HistoryMethods):
 
         results = self._recovering(run)
         cited = tuple(replace(h, path=cite_path(h.source, h.path, self.source)) for h in results)
+        searched = self._recovering(lambda: self.store.count_files(sources))
         self.trace.searched(query, cited)
-        return replace(results, hits=cited)
+        return replace(results, hits=cited, searched_files=searched)
 
     # -- facts -------------------------------------------------------------------
     def save(
@@ -395,13 +393,11 @@ class Memory(versions.HistoryMethods):
         """Facts valid now (or ``as_of``) that answer ``query`` (``memory_recall``)."""
         self._require_home(write=False)
         floor = composition.recall_floor(self.embedder, self.settings.search.min_score)
-        recalled = self._recovering(
+        return self.trace.recalled(query, self._recovering(
             lambda: self._recall_book().recall(
                 query, category=category, as_of=as_of, limit=limit, floor=floor
             )
-        )
-        self.trace.recalled(query, recalled)
-        return recalled
+        ))  # fmt: skip
 
     def _recall_book(self) -> FactBook:
         """The facts a recall reads, on a connection of its own (``_facts_reader``): a
@@ -446,6 +442,22 @@ class Memory(versions.HistoryMethods):
             self.workspace.modified_files(since.timestamp()), facts, since, limit
         )
 
+    def get_fact(self, fact_id: str) -> FactVersion:
+        """The fact ``fact_id`` of this workspace, whatever its state, with the id of the
+        fact that superseded it; another workspace's id is not found here."""
+        self._require_home(write=False)
+        return self._recovering(lambda: self.facts.version(fact_id))
+
+    def update_fact(self, fact_id: str, text: str, category: str | None = None) -> SaveOutcome:
+        """Supersede the fact ``fact_id`` with ``text``: a new fact with a new id, the old one
+        ended and kept (``facts.revisions``). The new line is searchable when this returns."""
+        return self.writes.update_fact(self.facts, fact_id, text, category)
+
+    def fact_history(self, fact_id: str) -> list[FactVersion]:
+        """Every version of the fact ``fact_id``, oldest first, each with its successor."""
+        self._require_home(write=False)
+        return self._recovering(lambda: self.facts.history(fact_id))
+
     def _save_fact(self, text: str, category: str | None, importance: int | None) -> object:
         return self.save(text, category=category, importance=importance)
 
@@ -464,29 +476,20 @@ class Memory(versions.HistoryMethods):
     def extract(self, session_id: str, scheduled: bool = False) -> ExtractionResult:
         """Extract durable memory from a finished conversation (model, else heuristics)."""
         session, model = self.session(session_id), self.chat_model
-        with attributed(tool="extract", session=session_id):
-            result = curation.extract(
-                self.workspace, session, model, self.settings, self._save_fact, scheduled
-            )
-            self.history.record_all("extract", f"extracted from session {session_id}")
-        return result
+        return curation.extract(
+            self.workspace, session, model, self.settings, self._save_fact, scheduled, self.history
+        )
 
     def consolidate(
         self, dry_run: bool = False, days: int | None = None, progress: Progress | None = None
     ) -> ConsolidationResult:
         """Promote what is stable in recent daily notes into MEMORY.md (loss-guarded)."""
         days = days or self.settings.curate.consolidate_days
-        result = curation.consolidate(self.workspace, self.chat_model, dry_run, days, progress)
-        if result.written:
-            why = f"promoted {len(result.added)} entries, merged {result.merged} ({result.method})"
-            self.history.record_all("consolidate", why)
-        return result
+        model, history = self.chat_model, self.history
+        return curation.consolidate(self.workspace, model, dry_run, days, progress, history)
 
     def end_session(self, session_id: str) -> SessionNote | None:
         """Write the last messages of a session as ``memory/YYYY-MM-DD-<slug>.md``."""
         count = self.settings.curate.session_end_messages
-        note = curation.end_session(
-            self.workspace, self.session(session_id), self.chat_model, count
-        )
-        self.history.record_all("end_session", f"the end of session {session_id}")
-        return note
+        session, history = self.session(session_id), self.history
+        return curation.end_session(self.workspace, session, self.chat_model, count, history)

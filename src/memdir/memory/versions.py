@@ -9,12 +9,24 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from memdir.config import Settings
 from memdir.errors import NotFoundError
 from memdir.history import Version, WorkspaceHistory, attributed, current
 from memdir.history.sync import SyncResult
+from memdir.history.trace import Trace
+from memdir.home import source_of
 from memdir.index import SyncReport
 from memdir.memory.paths import own_path
 from memdir.memory.writes import WritePath
+from memdir.workspace import Workspace
+
+
+def open_history(workspace: Workspace, settings: Settings) -> tuple[WorkspaceHistory, Trace]:
+    """The history of ``workspace`` and the trace of its searches, as ``settings`` say."""
+    history = WorkspaceHistory.of(workspace, settings.history.enabled)
+    traced = settings.trace
+    trace = Trace(workspace.home, source_of(workspace.agent_id), traced.enabled, traced.max_entries)
+    return history, trace
 
 
 class HistoryMethods:

@@ -126,6 +126,21 @@ class WritePath:
             self.indexed(outcome.location.path, known)
         return outcome
 
+    def update_fact(
+        self, facts: FactBook, fact_id: str, text: str, category: str | None
+    ) -> SaveOutcome:
+        """Supersede ``fact_id`` with ``text`` (``facts.revisions``); embedded once, like a save."""
+        text = check_fact_text(text)
+        vector = facts.embed(text)
+        with self.versioned("update_fact", appended=True) as change:
+            outcome = facts.update(fact_id, text, category, vector)
+            if outcome.location is not None:
+                change.touched(outcome.location.path)
+        if outcome.location is not None:
+            known = {} if vector is None else {text_sha(text): vector}
+            self.indexed(outcome.location.path, known)
+        return outcome
+
     def forget(self, facts: FactBook, fact_id: str | None, query: str | None, reason: str) -> Fact:
         """Retire a fact; its forget line goes to the note of the day it was forgotten."""
         with attributed(reason=reason or None), self.versioned("forget", appended=True) as change:

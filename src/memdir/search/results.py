@@ -162,6 +162,7 @@ class SearchResults:
     confidence: float | None = None
     evidence: Evidence = field(default_factory=Evidence)
     below_floor: bool = False  # nothing returned, but weaker matches exist below min_score
+    searched_files: int | None = None  # how many files the search covered (None: not counted)
 
     @property
     def calibrated(self) -> bool:

@@ -20,6 +20,7 @@ from pydantic import (
 
 from memdir.facts import MAX_FACT_CHARS
 from memdir.facts.safety import MAX_REASON_CHARS
+from memdir.tools.aliases import one_name_each
 from memdir.tools.host import Scope
 
 MAX_CONTENT_CHARS = 2_000_000
@@ -41,14 +42,19 @@ _CATEGORY = Field(
 class _Args(BaseModel):
     model_config = ConfigDict(extra="forbid", str_strip_whitespace=False)
 
+    @model_validator(mode="before")
+    @classmethod
+    def _one_name_each(cls, data: object) -> object:
+        return one_name_each(cls, data)
+
 
 class MemorySearchArgs(_Args):
     query: str = Field(min_length=1, max_length=2000, description="What to look for.")
-    max_results: int = Field(
+    limit: int = Field(
         6,
         ge=1,
         le=50,
-        validation_alias=AliasChoices("max_results", "maxResults"),
+        validation_alias=AliasChoices("limit", "max_results", "maxResults"),
         description="How many hits to return.",
     )
     min_score: float | None = Field(

@@ -11,7 +11,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from memdir.tools import args, outputs, runners
+from memdir.tools import args, fact_args, fact_outputs, fact_runners, outputs, runners
 from memdir.tools.host import ToolHost
 from memdir.tools.spec import ToolError, ToolResult, ToolSpec
 from memdir.tools.versions import HISTORY_TOOLS
@@ -48,7 +48,8 @@ TOOLS: tuple[ToolSpec[Any], ...] = (
         "today's daily note and the facts store; a fact that updates an older one "
         "supersedes it (the old one stays queryable by date).",
         args.MemorySaveArgs,
-        runners.run_save,
+        fact_runners.run_save,
+        output_model=fact_outputs.SaveResult,
         read_only=False,  # appends to today's note; an older fact it updates stays queryable
     ),
     ToolSpec(
@@ -57,7 +58,8 @@ TOOLS: tuple[ToolSpec[Any], ...] = (
         "categories and dates. Pass as_of (ISO date or datetime) to see what was true then, "
         "including facts that have since been superseded.",
         args.MemoryRecallArgs,
-        runners.run_recall,
+        fact_runners.run_recall,
+        output_model=fact_outputs.RecallResult,
     ),
     ToolSpec(
         "memory_forget",
@@ -65,7 +67,8 @@ TOOLS: tuple[ToolSpec[Any], ...] = (
         "memory_recall) or by a query matching it. Always give the reason. The fact is not "
         "deleted: it gets an end date and stays visible to memory_recall with as_of.",
         args.MemoryForgetArgs,
-        runners.run_forget,
+        fact_runners.run_forget,
+        output_model=fact_outputs.ForgetResult,
         read_only=False,
         destructive=True,  # hides a fact from recall (kept for as_of and audit)
         idempotent=True,
@@ -150,7 +153,8 @@ TOOLS: tuple[ToolSpec[Any], ...] = (
         "datetime) for the facts valid then, include_history for superseded and forgotten "
         "ones. Use memory_recall to find facts about a question.",
         args.MemoryListFactsArgs,
-        runners.run_list_facts,
+        fact_runners.run_list_facts,
+        output_model=fact_outputs.FactListResult,
     ),
     ToolSpec(
         "memory_recent",
@@ -158,7 +162,35 @@ TOOLS: tuple[ToolSpec[Any], ...] = (
         "superseded or forgotten in the last `days` days (default 7), newest first. Use it "
         "at the start of a session to catch up, then read a file with memory_get.",
         args.MemoryRecentArgs,
-        runners.run_recent,
+        fact_runners.run_recent,
+        output_model=fact_outputs.RecentResult,
+    ),
+    ToolSpec(
+        "memory_get_fact",
+        "Get one saved fact by its id (from memory_recall, memory_list_facts or "
+        "memory_save), whatever its state: its text, category, validity, the fact it "
+        "supersedes and the one that superseded it, and the citation of its line.",
+        fact_args.MemoryGetFactArgs,
+        fact_runners.run_get_fact,
+        output_model=fact_outputs.FactOutput,
+    ),
+    ToolSpec(
+        "memory_update_fact",
+        "Correct or update a saved fact by its id: the new text becomes a new fact, with a "
+        "new id, that supersedes the old one (which ends and stays visible to as_of and "
+        "memory_fact_history). Only the current version of a fact can be updated.",
+        fact_args.MemoryUpdateFactArgs,
+        fact_runners.run_update_fact,
+        read_only=False,  # appends to today's note; the old version stays queryable
+        output_model=fact_outputs.SaveResult,
+    ),
+    ToolSpec(
+        "memory_fact_history",
+        "Every version of a saved fact, oldest first, from any version's id: what it said, "
+        "when each version held, and which version is current.",
+        fact_args.MemoryFactHistoryArgs,
+        fact_runners.run_fact_history,
+        output_model=fact_outputs.FactHistoryResult,
     ),
     *HISTORY_TOOLS,
 )

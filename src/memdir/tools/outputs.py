@@ -20,6 +20,7 @@ from memdir.prompt import ContextReport
 from memdir.search import SearchHit, SearchResults
 from memdir.search.lifecycle import describe_retired
 from memdir.store.fact_records import RetiredLine
+from memdir.tools.snippets import cap_snippet
 from memdir.workspace import FileInfo, FileSlice, PromptFile
 
 
@@ -63,16 +64,25 @@ class HitOutput(_Output):
     breakdown: dict[str, float] = Field(
         default_factory=dict, description="How the score was made, signal by signal."
     )
+    truncated: bool = Field(
+        False,
+        description="The text was cut (at most 500 characters); memory_get with the "
+        "citation's path and lines reads all of it.",
+    )
+    chars: int = Field(0, description="Length of the whole hit, in characters.")
 
     @classmethod
     def of(cls, hit: SearchHit) -> HitOutput:
+        snippet = cap_snippet(hit.text)
         return cls(
             path=hit.path,
             start_line=hit.start_line,
             end_line=hit.end_line,
             citation=hit.citation,
             score=hit.score,
-            text=hit.text,
+            text=snippet.text,
+            truncated=snippet.cut,
+            chars=snippet.total_chars,
             source=hit.source,
             retired=None if hit.retired is None else RetiredOutput.of(hit.retired),
             breakdown=dict(hit.breakdown),
@@ -93,6 +103,9 @@ class SearchOutput(_Output):
         False, description="Nothing came back, but weaker matches exist below min_score."
     )
     hits: list[HitOutput]
+    searched_files: int | None = Field(
+        None, description="How many files the search covered (null: not counted)."
+    )
 
     @classmethod
     def of(cls, query: str, results: SearchResults) -> SearchOutput:
@@ -102,6 +115,7 @@ class SearchOutput(_Output):
             notice=results.notice,
             below_floor=results.below_floor,
             hits=[HitOutput.of(hit) for hit in results.hits],
+            searched_files=results.searched_files,
         )
 
 
@@ -129,10 +143,25 @@ class FileMeta(_Output):
     path: str = Field(description="Workspace-relative path.")
     bytes: int = Field(description="Size of the file in bytes (UTF-8).")
     updated_at: datetime = Field(description="When the file last changed (UTC).")
+    enabled: bool = Field(
+        False,
+        description="The system prompt carries this file (prompt.toml; memory_set_prompt_file "
+        "changes it). Recent daily notes are carried too, without a setting.",
+    )
+    sort_order: int | None = Field(
+        None,
+        description="Its place in the prompt, lower first; null: not a prompt file.",
+    )
 
     @classmethod
-    def of(cls, info: FileInfo) -> FileMeta:
-        return cls(path=info.path, bytes=info.bytes, updated_at=info.updated_at)
+    def of(cls, info: FileInfo, prompt: PromptFile | None = None) -> FileMeta:
+        return cls(
+            path=info.path,
+            bytes=info.bytes,
+            updated_at=info.updated_at,
+            enabled=prompt is not None and prompt.enabled,
+            sort_order=None if prompt is None else prompt.sort_order,
+        )
 
 
 class FileWritten(FileMeta):

@@ -14,7 +14,7 @@ from datetime import datetime
 from memdir.facts import Fact, RecalledFact, SaveOutcome
 from memdir.facts.activity import RecentActivity
 from memdir.prompt import ContextReport, fence_data
-from memdir.tools.outputs import SearchOutput
+from memdir.tools.outputs import FileMeta, HitOutput, SearchOutput
 from memdir.workspace import FileSlice
 
 RESULTS_TAG = "memory-results"
@@ -37,18 +37,26 @@ def render_search(results: SearchOutput) -> str:
     head = f"{len(results.hits)} result(s) for {query!r} ({sure}cite as path:start-end):"
     lines: list[str] = []
     for rank, hit in enumerate(results.hits, start=1):
-        parts = ", ".join(
-            f"{key} {value:.3f}"
-            for key, value in sorted(hit.breakdown.items())
-            if value and key != "final" and not key.endswith("_raw")
-        )
         status = "" if hit.retired is None else f"  RETIRED: {hit.retired.summary}"
-        lines.append(
-            f"\n[{rank}] {hit.citation}  score {hit.score:.3f}{status}"
-            + (f" ({parts})" if parts else "")
-        )
+        lines.append(f"\n[{rank}] {hit.citation}  score {hit.score:.3f}{status}")
         lines.extend(f"    {line}" for line in hit.text.strip().splitlines())
-    return fenced(head, lines)
+        if hit.truncated:
+            lines.append(f"    {cut_note(hit)}")
+    return fenced(head, lines) + searched_footer(results.searched_files)
+
+
+def cut_note(hit: HitOutput) -> str:
+    """What a cut hit says: how much is shown, and the memory_get call that reads it all."""
+    lines = hit.end_line - hit.start_line + 1
+    return (
+        f"[cut: {len(hit.text):,} of {hit.chars:,} characters shown; read all of it with "
+        f"memory_get path={hit.path!r} from_line={hit.start_line} lines={lines}]"
+    )
+
+
+def searched_footer(files: int | None) -> str:
+    """The last line of a search's text: how many files it covered."""
+    return "" if files is None else f"\nSearched {files} file(s)."
 
 
 def render_file_slice(part: FileSlice) -> str:
@@ -59,11 +67,19 @@ def render_file_slice(part: FileSlice) -> str:
     )
 
 
-def render_file_list(prefix: str, paths: list[str]) -> str:
-    if not paths:
+def render_file_list(prefix: str, files: Sequence[FileMeta]) -> str:
+    """One file a line, the prompt's files first in prompt order, each saying so."""
+    if not files:
         where = f" under {prefix!r}" if prefix else ""
         return f"No Markdown files{where}."
-    return "\n".join(paths)
+    return "\n".join(f"{file.path}{_prompt_state(file)}" for file in files)
+
+
+def _prompt_state(file: FileMeta) -> str:
+    if file.sort_order is None:
+        return ""
+    state = "in the prompt" if file.enabled else "out of the prompt"
+    return f"  ({state}, order {file.sort_order})"
 
 
 def _stamp(value: datetime) -> str:

@@ -12,14 +12,9 @@ from memdir.tools.args import (
     MemoryContextArgs,
     MemoryEditFileArgs,
     MemoryFinishRitualArgs,
-    MemoryForgetArgs,
     MemoryGetArgs,
-    MemoryListFactsArgs,
     MemoryListFilesArgs,
     MemoryReadFileArgs,
-    MemoryRecallArgs,
-    MemoryRecentArgs,
-    MemorySaveArgs,
     MemorySearchArgs,
     MemorySetPromptFileArgs,
     MemoryWriteFileArgs,
@@ -37,15 +32,11 @@ from memdir.tools.outputs import (
     SliceOutput,
     report_data,
 )
+from memdir.tools.prompt_order import in_prompt_order, prompt_settings
 from memdir.tools.render import (
-    render_fact_list,
     render_file_list,
     render_file_slice,
-    render_forget,
-    render_recall,
-    render_recent,
     render_report,
-    render_save,
     render_search,
 )
 from memdir.tools.spec import ToolResult
@@ -62,7 +53,7 @@ def file_exists(memory: ToolHost, path: str) -> bool:
 
 def run_search(memory: ToolHost, args: MemorySearchArgs) -> ToolResult:
     results = memory.search(
-        args.query, max_results=args.max_results, min_score=args.min_score, scope=args.scope,
+        args.query, max_results=args.limit, min_score=args.min_score, scope=args.scope,
         include_history=args.include_history,
     )  # fmt: skip
     output = SearchOutput.of(args.query, results)
@@ -74,56 +65,26 @@ def run_get(memory: ToolHost, args: MemoryGetArgs) -> ToolResult:
     return ToolResult(render_file_slice(part), SliceOutput.of(part).model_dump(mode="json"))
 
 
-def run_save(memory: ToolHost, args: MemorySaveArgs) -> str:
-    return render_save(
-        memory.save(
-            args.content,
-            category=args.category,
-            importance=args.importance,
-            valid_until=args.valid_until,
-        )
-    )
-
-
-def run_recall(memory: ToolHost, args: MemoryRecallArgs) -> str:
-    facts = memory.recall(args.query, category=args.category, as_of=args.as_of, limit=args.limit)
-    return render_recall(args.query, facts)
-
-
-def run_forget(memory: ToolHost, args: MemoryForgetArgs) -> str:
-    return render_forget(memory.forget(fact_id=args.fact_id, query=args.query, reason=args.reason))
-
-
-def run_list_facts(memory: ToolHost, args: MemoryListFactsArgs) -> str:
-    history = args.include_history
-    facts = memory.list_facts(
-        args.category, args.as_of, include_superseded=history, include_forgotten=history
-    )
-    return render_fact_list(facts, args.limit, history)
-
-
-def run_recent(memory: ToolHost, args: MemoryRecentArgs) -> str:
-    return render_recent(memory.recent(days=args.days, limit=args.limit), args.days)
-
-
 def run_list_files(memory: ToolHost, args: MemoryListFilesArgs) -> ToolResult:
-    paths = memory.list_files(args.prefix)
-    files = [FileMeta.of(memory.file_info(path)) for path in paths]
+    prompt = prompt_settings(memory)
+    paths = in_prompt_order(memory.list_files(args.prefix), prompt)
+    files = [FileMeta.of(memory.file_info(path), prompt.get(path)) for path in paths]
     data = FileList(prefix=args.prefix, files=files)
-    return ToolResult(render_file_list(args.prefix, paths), data.model_dump(mode="json"))
+    return ToolResult(render_file_list(args.prefix, files), data.model_dump(mode="json"))
 
 
 def run_read_file(memory: ToolHost, args: MemoryReadFileArgs) -> ToolResult:
     text = memory.read_file(args.path)
     info = memory.file_info(args.path)
-    data = FileRead(**FileMeta.of(info).model_dump(), lines=len(split_lines(text)))
+    meta = FileMeta.of(info, prompt_settings(memory).get(info.path))
+    data = FileRead(**meta.model_dump(), lines=len(split_lines(text)))
     return ToolResult(text if text else f"{args.path} is empty.", data.model_dump(mode="json"))
 
 
 def run_write_file(memory: ToolHost, args: MemoryWriteFileArgs) -> ToolResult:
     existed = file_exists(memory, args.path)
     path = memory.write_file(args.path, args.content)
-    meta = FileMeta.of(memory.file_info(path))
+    meta = FileMeta.of(memory.file_info(path), prompt_settings(memory).get(path))
     data = FileWritten(**meta.model_dump(), created=not existed, overwritten=existed)
     text = f"Wrote {path} ({len(args.content)} characters)."
     return ToolResult(text, data.model_dump(mode="json"))
@@ -131,7 +92,8 @@ def run_write_file(memory: ToolHost, args: MemoryWriteFileArgs) -> ToolResult:
 
 def run_edit_file(memory: ToolHost, args: MemoryEditFileArgs) -> ToolResult:
     count = memory.edit_file(args.path, args.old_text, args.new_text, replace_all=args.replace_all)
-    meta = FileMeta.of(memory.file_info(args.path))
+    info = memory.file_info(args.path)
+    meta = FileMeta.of(info, prompt_settings(memory).get(info.path))
     data = FileEdited(**meta.model_dump(), replacements=count)
     text = f"Edited {meta.path}: replaced {count} occurrence{'s' if count != 1 else ''}."
     return ToolResult(text, data.model_dump(mode="json"))

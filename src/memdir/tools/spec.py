@@ -17,7 +17,9 @@ from pydantic import BaseModel, ValidationError
 
 from memdir.errors import MemdirError
 from memdir.history import attributed
+from memdir.tools.aliases import declare_aliases
 from memdir.tools.host import ToolHost
+from memdir.tools.titles import TOOL_TITLES
 
 ArgsT = TypeVar("ArgsT", bound=BaseModel)
 
@@ -66,7 +68,15 @@ class ToolSpec(Generic[ArgsT]):
     def input_schema(self) -> dict[str, Any]:
         """The JSON schema of the arguments (pydantic titles stripped)."""
         schema: dict[str, Any] = _strip_titles(self.args_model.model_json_schema())
-        return schema
+        return declare_aliases(self.args_model, schema)
+
+    @property
+    def title(self) -> str:
+        """A short human name for the tool (MCP ``title``): ``TOOL_TITLES``, else its name."""
+        return (
+            TOOL_TITLES.get(self.name)
+            or self.name.removeprefix("memory_").replace("_", " ").capitalize()
+        )
 
     def output_schema(self) -> dict[str, Any] | None:
         """The JSON schema of the structured result, or None for a text-only tool."""

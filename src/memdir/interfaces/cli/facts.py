@@ -124,3 +124,56 @@ def facts_list(
         typer.echo("no facts")
     for fact in facts:
         typer.echo(render_fact(fact))
+
+
+FactIdArg = Annotated[str, typer.Argument(help="The fact's id, e.g. f-ab12cd34ef.")]
+
+
+@facts_app.command("get")
+def facts_get(ctx: typer.Context, fact_id: FactIdArg, as_json: JsonOption = False) -> None:
+    """Show one fact by id, whatever its state: validity, what it supersedes and what
+    superseded it."""
+    from memdir.tools.fact_outputs import FactOutput
+    from memdir.tools.fact_render import render_fact_version
+
+    with state(ctx).open_memory() as memory:
+        version = memory.get_fact(fact_id)
+    if as_json:
+        print_json(FactOutput.of_version(version).model_dump(mode="json"))
+    else:
+        typer.echo(render_fact_version(version))
+
+
+@facts_app.command("update")
+def facts_update(
+    ctx: typer.Context,
+    fact_id: FactIdArg,
+    content: Annotated[str, typer.Argument(help="The new statement.")],
+    category: Category = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Update a fact as a supersession: the new text gets a new id that supersedes the old
+    one, which ends and stays readable (memory_update_fact)."""
+    from memdir.tools import render_save
+    from memdir.tools.fact_outputs import SaveResult
+
+    with state(ctx).open_memory() as memory:
+        outcome = memory.update_fact(fact_id, content, category=category)
+    if as_json:
+        print_json(SaveResult.of(outcome).model_dump(mode="json"))
+    else:
+        typer.echo(render_save(outcome))
+
+
+@facts_app.command("history")
+def facts_history(ctx: typer.Context, fact_id: FactIdArg, as_json: JsonOption = False) -> None:
+    """Every version of a fact, oldest first (any version's id gives the same chain)."""
+    from memdir.tools.fact_outputs import FactHistoryResult
+    from memdir.tools.fact_render import render_fact_history
+
+    with state(ctx).open_memory() as memory:
+        chain = memory.fact_history(fact_id)
+    if as_json:
+        print_json(FactHistoryResult.of(fact_id, chain).model_dump(mode="json"))
+    else:
+        typer.echo(render_fact_history(chain))

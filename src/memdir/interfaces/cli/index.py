@@ -111,6 +111,7 @@ def search(
     max_results: Annotated[
         int | None,
         typer.Option(
+            "--limit",
             "--max-results",
             "-n",
             min=1,
@@ -160,6 +161,15 @@ def search(
             console.print(f"  [dim]{parts}[/dim]", highlight=False)
         for line in hit.text.splitlines():
             console.print(f"  {line}", highlight=False, markup=False)
+        if hit.truncated:
+            cut = f"cut: {len(hit.text):,} of {hit.chars:,} characters shown"
+            lines = f"--from {hit.start_line} --lines {hit.end_line - hit.start_line + 1}"
+            console.print(
+                f"  [{cut}; all of it: memdir get {hit.path} {lines}]",
+                highlight=False, markup=False, soft_wrap=True,
+            )  # fmt: skip
+    if results.hits and results.searched_files is not None:
+        typer.echo(f"Searched {results.searched_files} file(s).")
 
 
 def watch(ctx: typer.Context) -> None:

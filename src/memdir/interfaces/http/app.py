@@ -42,8 +42,10 @@ from memdir.interfaces.http.auth import (
 )
 from memdir.interfaces.http.binding import AgentBinding
 from memdir.interfaces.http.browser import mount_browser
+from memdir.interfaces.http.fact_routes import router as fact_router
 from memdir.interfaces.http.history import router as history_router
 from memdir.interfaces.http.mcp_endpoint import McpEndpoint
+from memdir.interfaces.http.mem0 import router as mem0_router
 from memdir.interfaces.http.memories import AgentMemories, MemoryOpener
 from memdir.interfaces.http.problems import PROBLEM_RESPONSES, install_problem_handlers
 from memdir.interfaces.http.routes import router
@@ -161,6 +163,7 @@ def create_app(
     app.state.mcp_sessions = mcp_sessions
     install_problem_handlers(app)
     app.include_router(router)
+    app.include_router(mem0_router)
     app.include_router(transcripts_router)
     app.include_router(history_router)
     app.router.routes.append(Route("/mcp", endpoint=McpEndpoint(mcp_sessions)))
@@ -181,6 +184,7 @@ def create_app(
     app.add_middleware(AgentBinding, memories=memories)
     app.add_middleware(BearerAuth, check=check)
     mount_browser(app)  # after the auth: the page at / and /static/ needs no token
+    app.include_router(fact_router)  # last: /facts/recall, /facts/timeline are no fact ids
     if host in LOOPBACK_HOSTS:  # outermost: a rebound name gets nothing, not even the page
         app.add_middleware(HostCheck, hosts=LOOPBACK_HOSTS)
     document_problems(app)

@@ -76,10 +76,12 @@ def _tool_list() -> list[types.Tool]:
     return [
         types.Tool(
             name=tool.name,
+            title=tool.title,
             description=tool.description,
             input_schema=tool.input_schema(),
             output_schema=tool.output_schema(),
             annotations=types.ToolAnnotations(
+                title=tool.title,
                 read_only_hint=tool.read_only,
                 destructive_hint=None if tool.read_only else tool.destructive,
                 idempotent_hint=None if tool.read_only else tool.idempotent,

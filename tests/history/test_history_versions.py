@@ -212,3 +212,14 @@ def test_a_git_run_by_hand_holding_the_index_is_waited_for(home: Path) -> None:
         newest = memory.history_versions("MEMORY.md")[0]
     assert newest.tool == "write_file"
     assert "while git held" in git(home, "show", newest.id, "--", "workspace/MEMORY.md")
+
+
+def test_a_fact_update_by_id_is_a_version(home: Path) -> None:
+    with open_memory(home, "coder") as memory:
+        saved = memory.save("The standup is at nine.").fact
+        assert saved is not None
+        with attributed(tool="memory_update_fact", reason="moved"):
+            memory.update_fact(saved.id, "The standup is at ten.")
+        newest = memory.history_versions()[0]
+    assert (newest.tool, newest.reason, newest.agent) == ("memory_update_fact", "moved", "coder")
+    assert "+- The standup is at ten." in git(home, "show", newest.id)

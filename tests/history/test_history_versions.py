@@ -193,6 +193,10 @@ def test_processes_writing_at_once_lose_no_version(home: Path) -> None:
     assert log.count("Tool: append_daily") == writers * count // 2
     assert subjects >= writers * count + 2
     assert git(home, "status", "--porcelain", "--", "workspace") == ""  # nothing left behind
+    with open_memory(home) as memory:  # every write is listed, held ones included
+        listed = [v.tool for v in memory.history_versions(limit=500)]
+    assert listed.count("save") == writers * count // 2
+    assert listed.count("append_daily") == writers * count // 2
     notes = "".join(p.read_text() for p in (home / "workspace" / "memory").glob("*.md"))
     for n in range(writers):
         for i in range(count):

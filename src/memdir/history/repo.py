@@ -28,7 +28,7 @@ import threading
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
 
@@ -62,6 +62,7 @@ NO_GIT = (
     "history needs git, which is not installed: install git (for example `apt install git`) "
     "or turn history off with history.enabled = false"
 )
+HELD = "held by the version before"
 _RECORD = "\x1e"
 _FIELD = "\x1f"
 _END = "\x1d"
@@ -210,7 +211,7 @@ class HomeHistory:
                 staged = True
             empty = not staged or self.run("diff", "--cached", "--quiet").returncode == 0
             if empty:
-                subject += " (held by the version before)"
+                subject += f" ({HELD})"
             self.git(
                 "commit", "-q", "--no-verify", *(["--allow-empty"] if empty else []),
                 "-m", _message(subject, attribution), author=attribution.agent,
@@ -249,14 +250,26 @@ class HomeHistory:
 
     # -- reading ------------------------------------------------------------------
     def versions(self, pathspecs: Sequence[str], limit: int = 50) -> list[Version]:
-        """The versions touching ``pathspecs`` (home-relative), newest first."""
+        """The versions touching ``pathspecs`` (home-relative), newest first, with the writes
+        recorded as held by the version before (empty commits, which name their files only
+        in their subject)."""
         if not self.started:
             return []
-        text = self.git(
+        fmt = f"--format={_RECORD}%H{_FIELD}%aI{_FIELD}%B{_END}"
+        changed = self.git(
             "log", f"-n{int(limit)}", "--no-renames", "--name-only", "--diff-merges=first-parent",
-            f"--format={_RECORD}%H{_FIELD}%aI{_FIELD}%B{_END}", "--", *pathspecs,
+            fmt, "--", *pathspecs,
         )  # fmt: skip
-        return [_parse(record) for record in text.split(_RECORD) if record.strip()]
+        held = self.git("log", f"-n{int(limit)}", "--fixed-strings", f"--grep={HELD}", fmt)
+        found = [_parse(record) for record in changed.split(_RECORD) if record.strip()]
+        for record in held.split(_RECORD):
+            if record.strip():
+                version = _parse(record)
+                named = _held_paths(version.subject)
+                if any(_within(path, spec) for path in named for spec in pathspecs):
+                    found.append(replace(version, paths=named))
+        found.sort(key=lambda v: v.time, reverse=True)  # stable: git's order within a second
+        return found[:limit]
 
     def resolve(self, version: str) -> str:
         """The full id of ``version`` (7-40 hex digits); ``NotFoundError`` if unknown."""
@@ -304,6 +317,17 @@ def _subject(attribution: Attribution, paths: Sequence[str]) -> str:
     what = attribution.tool or "memdir"
     shown = ", ".join(paths[:3]) + (f" and {len(paths) - 3} more" if len(paths) > 3 else "")
     return f"{what}: {shown}"
+
+
+def _held_paths(subject: str) -> tuple[str, ...]:
+    """The paths a held write's subject names: ``<tool>: <a>, <b> (held by ...)``."""
+    listed = subject.partition(": ")[2].removesuffix(f" ({HELD})")
+    listed = re.sub(r" and \d+ more$", "", listed)
+    return tuple(p for p in listed.split(", ") if p)
+
+
+def _within(path: str, spec: str) -> bool:
+    return path == spec or path.startswith(spec.rstrip("/") + "/")
 
 
 def _unversioned(path: str) -> bool:

@@ -12,6 +12,7 @@ from pathlib import Path
 from memdir.config import Settings
 from memdir.errors import NotFoundError
 from memdir.history import Version, WorkspaceHistory, attributed, current
+from memdir.history.repo import HELD
 from memdir.history.sync import SyncResult
 from memdir.history.trace import Trace
 from memdir.home import source_of
@@ -93,8 +94,8 @@ def restore(
 def undo(history: WorkspaceHistory, writes: WritePath, path: str, reason: str | None) -> str:
     """Restore ``path`` as it was before its last version; the id of the version undone."""
     own = own_path(path, writes.source)
-    found = history.versions(own, limit=1)
-    if not found:
+    found = [v for v in history.versions(own, limit=20) if not v.subject.endswith(f"({HELD})")]
+    if not found:  # (a held write's version changed nothing: undo the one that holds it)
         raise NotFoundError(f"{own!r} has no versions to undo")
     last = found[0].id
     before = history.before(last)

@@ -19,6 +19,7 @@ So the very next search of any process finds what was written, and a feature tha
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from contextlib import AbstractContextManager, nullcontext
 from datetime import datetime
 
@@ -115,16 +116,9 @@ class WritePath:
         text = check_fact_text(content)
         until = check_until(until)
         vector = facts.embed(text)
-        with self.versioned("save", appended=True) as change:
-            outcome = facts.save(
-                text, category=category, importance=importance, vector=vector, until=until
-            )
-            if outcome.location is not None:
-                change.touched(outcome.location.path)
-        if outcome.location is not None:
-            known = {} if vector is None else {text_sha(text): vector}
-            self.indexed(outcome.location.path, known)
-        return outcome
+        return self._fact_line("save", text, vector, lambda: facts.save(
+            text, category=category, importance=importance, vector=vector, until=until
+        ))  # fmt: skip
 
     def update_fact(
         self, facts: FactBook, fact_id: str, text: str, category: str | None
@@ -132,8 +126,16 @@ class WritePath:
         """Supersede ``fact_id`` with ``text`` (``facts.revisions``); embedded once, like a save."""
         text = check_fact_text(text)
         vector = facts.embed(text)
-        with self.versioned("update_fact", appended=True) as change:
-            outcome = facts.update(fact_id, text, category, vector)
+        return self._fact_line(
+            "update_fact", text, vector, lambda: facts.update(fact_id, text, category, vector)
+        )
+
+    def _fact_line(
+        self, tool: str, text: str, vector: Vector | None, write: Callable[[], SaveOutcome]
+    ) -> SaveOutcome:
+        """``write`` appends a fact's line: a version, then indexed with the text's vector."""
+        with self.versioned(tool, appended=True) as change:
+            outcome = write()
             if outcome.location is not None:
                 change.touched(outcome.location.path)
         if outcome.location is not None:

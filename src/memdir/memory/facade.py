@@ -203,41 +203,28 @@ class Memory:
         return workspace.read_file(relative)
 
     def read_text(self, path: str) -> FileText:
-        """A whole file with the SHA-256 of its text (``.sha256``): pass that back as
-        ``expected_sha256`` to write, edit, insert into, rename or delete the file only if
-        nobody changed it since. ``path`` as for :meth:`get`."""
+        """A whole file with its ``.sha256``: the ``expected_sha256`` of a change that must
+        not overwrite one made since (``workspace.revisions``). ``path`` as for :meth:`get`."""
         self._require_home()
         workspace, relative = self._locate(path)
         text = revisions.read_text(workspace, relative)
         return replace(text, path=self._cited(workspace, text.path))
 
     def write_file(
-        self,
-        path: str,
-        content: str,
-        *,
-        expected_sha256: str | None = None,
+        self, path: str, content: str, *, expected_sha256: str | None = None,
         create_only: bool = False,
-    ) -> str:
+    ) -> str:  # fmt: skip
         """Create or replace a file atomically; content that adds a credential is refused.
-        The file is searchable when this returns (``memory.writes``).
-
-        ``create_only=True`` writes only a new file; ``expected_sha256`` (from
-        :meth:`read_text`) replaces the file only if it still holds what was read.
-        Either raises ``ConflictError`` otherwise, and nothing is written.
+        The file is searchable when this returns (``memory.writes``). ``create_only`` writes
+        only a new file, ``expected_sha256`` only over the text read (else ``ConflictError``).
         Writing the last file the first-run ritual asks for ends it (BOOTSTRAP.md goes).
         """
         return self.writes.write_file(path, content, expected_sha256, create_only)
 
     def edit_file(
-        self,
-        path: str,
-        old_text: str,
-        new_text: str,
-        replace_all: bool = False,
-        *,
+        self, path: str, old_text: str, new_text: str, replace_all: bool = False, *,
         expected_sha256: str | None = None,
-    ) -> int:
+    ) -> int:  # fmt: skip
         """Exact find-and-replace; an edit whose result holds a new credential is refused
         (even when the credential is assembled from the old text and the new).
         ``expected_sha256``: only if the file still holds what was read."""
@@ -253,8 +240,7 @@ class Memory:
     def rename_file(
         self, old_path: str, new_path: str, *, expected_sha256: str | None = None
     ) -> tuple[str, str]:
-        """Move a file of this workspace to ``new_path``, never over an existing file
-        (``ConflictError``); returns both paths. The index follows."""
+        """Move a file to ``new_path``, never over another (``ConflictError``); both paths."""
         return self.writes.rename_file(old_path, new_path, expected_sha256)
 
     def append_daily(self, text: str, date: datetime | None = None) -> NoteLocation:

@@ -49,6 +49,8 @@ SCRIPT: list[dict[str, Any]] = [
     {"command": "delete", "path": "/memories/done.md"},
     {"command": "delete", "path": "/memories/done.md"},
     {"command": "view", "path": "/memories/nothing.md"},
+    {"command": "view", "path": "/memories/no/such/folder"},
+    {"command": "delete", "path": "/memories/no-folder"},
     {"command": "delete", "path": "/memories"},
     {"command": "view", "path": "/etc/passwd"},
 ]  # fmt: skip
@@ -105,27 +107,55 @@ def test_a_credential_is_refused_with_the_sdks_error(memory: Memory) -> None:
     assert (memory.workspace.root / "memories" / "k.md").read_text() == "no key\n"
 
 
-def test_a_change_made_meanwhile_is_kept(memory: Memory) -> None:
-    """The edit reads, then changes only the text it read: a write that lands in between
-    is re-read, not overwritten (the reference tool's read-modify-write would lose it)."""
+INSERTER = """
+import sys, time
+from pathlib import Path
+from memdir.embeddings.base import HashEmbedder
+from memdir.integrations.anthropic import MemdirMemoryTool
+from memdir.memory import Memory
+
+home, go, worker, count = sys.argv[1], Path(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+with Memory.open(home, embedder=HashEmbedder(), chat_model=None) as memory:
     tool = MemdirMemoryTool(memory)
-    tool.call({"command": "create", "path": "/memories/log.md", "file_text": "a\nb\n"})
-    real_read = memory.read_text
-    raced = []
+    while not go.exists():
+        time.sleep(0.002)
+    for n in range(count):
+        command = "insert" if n % 2 else "str_replace"
+        if command == "insert":
+            tool.call({"command": "insert", "path": "/memories/log.md", "insert_line": 1,
+                       "insert_text": f"w{worker}-{n:03d}"})
+        else:
+            tool.call({"command": "str_replace", "path": "/memories/log.md",
+                       "old_str": "# Log\\n", "new_str": f"# Log\\nw{worker}-{n:03d}\\n"})
+"""
 
-    def read_then_someone_writes(path: str) -> Any:
-        read = real_read(path)
-        if not raced:
-            raced.append(path)
-            memory.write_file(path, read.content + "parking code 4821\n")
-        return read
 
-    memory.read_text = read_then_someone_writes  # type: ignore[method-assign]
-    tool.call(
-        {"command": "str_replace", "path": "/memories/log.md", "old_str": "b", "new_str": "B"}
-    )
-    text = (memory.workspace.root / "memories" / "log.md").read_text()
-    assert text == "a\nB\nparking code 4821\n"
+@pytest.mark.slow
+def test_two_processes_changing_one_file_lose_nothing(home: Path, tmp_path: Path) -> None:
+    """Both read, then change the text they read: the reference tool's read-modify-write
+    would lose changes; here a change that lost the race reads again."""
+    (home / "workspace").mkdir(parents=True)
+    with Memory.open(home, embedder=HashEmbedder(), chat_model=None) as memory:
+        MemdirMemoryTool(memory).call(
+            {"command": "create", "path": "/memories/log.md", "file_text": "# Log\n"}
+        )
+    go, count = tmp_path / "go", 100
+    workers = [
+        subprocess.Popen(
+            [sys.executable, "-c", INSERTER, str(home), str(go), str(n), str(count)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for n in range(2)
+    ]
+    go.touch()
+    for worker in workers:
+        _, err = worker.communicate(timeout=240)
+        assert worker.returncode == 0, err
+    lines = (home / "workspace" / "memories" / "log.md").read_text().splitlines()
+    assert lines[0] == "# Log"
+    assert sorted(lines[1:]) == sorted(f"w{w}-{n:03d}" for w in range(2) for n in range(count))
 
 
 RUNNER = """

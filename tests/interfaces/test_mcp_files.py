@@ -7,33 +7,17 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
-import anyio
-import httpx2
 import mcp_types as types
 import pytest
 from mcp import Client
-from mcp.client.streamable_http import streamable_http_client
 from support_interfaces import LiveServer
+from test_http_mcp import run_http_session, text_of
 
 pytestmark = pytest.mark.slow
 
 
 def session(server: LiveServer, body: Any) -> Any:
-    async def main() -> Any:
-        headers = {"Authorization": f"Bearer {server.token}"}
-        async with (
-            httpx2.AsyncClient(headers=headers, timeout=30) as http,
-            Client(streamable_http_client(server.url + "/mcp", http_client=http)) as client,
-        ):
-            return await body(client)
-
-    return anyio.run(main)
-
-
-def text_of(result: types.CallToolResult) -> str:
-    content = result.content[0]
-    assert isinstance(content, types.TextContent)
-    return content.text
+    return run_http_session(server.url + "/mcp", server.token, body)
 
 
 def data_of(result: types.CallToolResult) -> dict[str, Any]:

@@ -55,7 +55,7 @@ __all__ = ["MemdirMemoryTool"]
 
 ROOT = "/memories"
 LINE_NUMBER_WIDTH = 6  # the SDK's reference tool numbers lines right-aligned in 6 columns
-RETRIES = 8  # a change re-read after another writer's: how many times before giving up
+RETRIES = 50  # a change re-read after another writer's: how many times before giving up
 T = TypeVar("T")
 
 
@@ -102,6 +102,13 @@ class MemdirMemoryTool(BetaAbstractMemoryTool):  # type: ignore[misc,unused-igno
             raise ToolError(f"Path {path} would escape /memories directory") from exc
         return workspace_path
 
+    def _named_file(self, path: str) -> str:
+        """``_file`` for a path that names what may exist: a name that cannot be a memdir
+        file (no '.md') is not there (``NotFoundError``), as a missing folder is not."""
+        if not self._relative(path).endswith(".md"):
+            raise NotFoundError(f"{path!r} does not exist")
+        return self._file(path)
+
     def _existing_file(self, path: str) -> str:
         if self._folder(path) is not None:
             raise ToolError(f"The path {path} is not a file.")
@@ -132,7 +139,7 @@ class MemdirMemoryTool(BetaAbstractMemoryTool):  # type: ignore[misc,unused-igno
             if folder is not None:
                 return self._view_folder(command.path, folder)
             try:
-                content = self.memory.read_text(self._file(command.path)).content
+                content = self.memory.read_text(self._named_file(command.path)).content
             except NotFoundError:
                 raise ToolError(
                     f"The path {command.path} does not exist. Please provide a valid path."
@@ -220,7 +227,7 @@ class MemdirMemoryTool(BetaAbstractMemoryTool):  # type: ignore[misc,unused-igno
                 shutil.rmtree(folder)
                 return f"Successfully deleted {path}"
             try:
-                self.memory.delete_file(self._file(path))
+                self.memory.delete_file(self._named_file(path))
             except NotFoundError:
                 raise ToolError(f"The path {path} does not exist") from None
         return f"Successfully deleted {path}"
@@ -337,6 +344,8 @@ def _walk(folder: Path, depth: int, prefix: str = "") -> Iterator[tuple[Path, st
     for entry in entries:
         if entry.name.startswith(".") or entry.is_symlink():
             continue
+        if not (entry.is_dir() or entry.name.endswith(".md")):
+            continue  # memdir keeps Markdown only
         item, name = Path(entry.path), f"{prefix}{entry.name}"
         yield item, name
         if depth > 1 and entry.is_dir():

@@ -26,7 +26,7 @@ import hashlib
 import logging
 import os
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
@@ -34,6 +34,7 @@ from memdir.errors import (
     ConflictError,
     InvalidInputError,
     InvalidPathError,
+    MemdirError,
     NextStep,
     NotFoundError,
 )
@@ -117,6 +118,25 @@ def _gone(relative: str) -> ConflictError:
     )
 
 
+def _missing(relative: str, expected: str | None) -> MemdirError:
+    """A file not there: gone since it was read (``expected``), or never there."""
+    if expected is not None:
+        return _gone(relative)
+    return NotFoundError(f"{relative!r} does not exist in the workspace", next_step=SEE_FILES)
+
+
+@contextlib.contextmanager
+def _locked_as_read(relative: str, target: Path, expected: str | None) -> Iterator[None]:
+    """Hold ``target``'s lock while it holds the text read (its sha256 ``expected``)."""
+    try:
+        with lock_file(target):
+            if expected is not None:
+                check_unchanged(expected, relative, read_markdown(target, strict=False))
+            yield
+    except FileNotFoundError as exc:
+        raise _missing(relative, expected) from exc
+
+
 def _taken(relative: str, what: str) -> ConflictError:
     return ConflictError(
         f"{relative!r} already exists; {what}",
@@ -169,11 +189,7 @@ def modify(
             pass  # no copy of its own (yet, or deleted meanwhile)
         source = workspace._fallback(PurePosixPath(relative))
         if source is None:
-            if expected is not None:
-                raise _gone(relative)
-            raise NotFoundError(
-                f"{relative!r} does not exist in the workspace", next_step=SEE_FILES
-            )
+            raise _missing(relative, expected)
         try:
             with lock_file(source):
                 if target.exists():
@@ -257,17 +273,8 @@ def _own_file(workspace: Workspace, path: str) -> tuple[str, Path]:
 def delete_checked(workspace: Workspace, path: str, expected: str | None) -> str:
     """Delete a file of this workspace whose text hashes to ``expected``; its path."""
     relative, target = _own_file(workspace, path)
-    try:
-        with lock_file(target):
-            if expected is not None:
-                check_unchanged(expected, relative, read_markdown(target, strict=False))
-            target.unlink()
-    except FileNotFoundError as exc:
-        if expected is not None:
-            raise _gone(relative) from exc
-        raise NotFoundError(
-            f"{relative!r} does not exist in the workspace", next_step=SEE_FILES
-        ) from exc
+    with _locked_as_read(relative, target, expected):
+        target.unlink()
     fsync_directory(target.parent)
     logger.info("deleted %s in %s", relative, workspace.root)
     return relative
@@ -287,17 +294,8 @@ def rename_file(
     if old == new:
         raise InvalidInputError(f"{old!r} is already called that; pass a different new path")
     workspace._make_parents(new, dest)
-    try:
-        with lock_file(source):
-            if expected is not None:
-                check_unchanged(expected, old, read_markdown(source, strict=False))
-            _link_or_move(source, dest, new)
-    except FileNotFoundError as exc:
-        if expected is not None:
-            raise _gone(old) from exc
-        raise NotFoundError(
-            f"{old!r} does not exist in the workspace", next_step=SEE_FILES
-        ) from exc
+    with _locked_as_read(old, source, expected):
+        _link_or_move(source, dest, new)
     fsync_directory(dest.parent)
     if dest.parent != source.parent:
         fsync_directory(source.parent)

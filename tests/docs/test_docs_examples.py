@@ -374,8 +374,11 @@ def connect_recorded_claude_servers(block: Block, sandbox: Sandbox) -> None:
     for call in calls:
         words = call.read_bytes().decode().split("\0")[:-1]
         call.unlink()
-        assert words[:2] == ["mcp", "add"], f"{block.where}: claude {words}"
-        if "--" in words:
+        assert words[:2] in (["mcp", "add"], ["mcp", "add-json"]), f"{block.where}: {words}"
+        if words[1] == "add-json":  # the entry memdir mcp-config printed in the sandbox
+            entry = json.loads(words[-1])
+            tools = list_tools_over_stdio(entry["command"], entry["args"], entry["env"])
+        elif "--" in words:
             command, *args = words[words.index("--") + 1 :]
             if Path(command).name == "memdir":
                 command = str(VENV_BIN / "memdir")

@@ -30,6 +30,8 @@ from memdir.interfaces.cli import (
     workspace,
 )
 from memdir.interfaces.cli import config as config_cmds
+from memdir.interfaces.cli import hooks as hook_cmds
+from memdir.interfaces.cli import mcp_config as mcp_config_cmd
 from memdir.interfaces.cli._app import AppState, make_app
 from memdir.version import __version__
 
@@ -79,6 +81,8 @@ transfer.register(app)
 app.add_typer(config_cmds.app, name="config")
 app.add_typer(bench.app, name="bench")
 app.add_typer(tokens.app, name="token")
+app.add_typer(hook_cmds.app, name="hook")
+app.command("mcp-config")(mcp_config_cmd.mcp_config)
 
 
 def main() -> None:

@@ -89,3 +89,12 @@ def revoke(
     """Revoke a token: a running server refuses it from its next request on."""
     record = _tokens(ctx).revoke(token_id)
     typer.echo(f"Revoked token {record.id} ({record.scope}).")
+
+
+@app.command("path")
+def path(ctx: typer.Context) -> None:
+    """Print where the admin token of this home is kept ($MEMDIR_HOME/api-token; `memdir
+    serve` writes it on its first run)."""
+    from memdir.config import resolve_home
+
+    typer.echo(resolve_home(state(ctx).home) / "api-token")

@@ -27,7 +27,7 @@ def test_the_cli_runs_every_part(tmp_path: Path) -> None:
     )
     figures = json.loads(result.stdout)
     assert result.exit_code == 0, figures
-    assert set(figures) >= {"crash", "facts", "isolation", "secrets", "disk_full", "wrong"}
+    assert set(figures) >= {"crash", "facts", "isolation", "secrets", "disk_full", "reads", "wrong"}
     assert figures["wrong"] == 0
     assert figures["secrets"]["caught"] == figures["secrets"]["shapes"] >= 60
     assert figures["isolation"]["attacks"] > 0

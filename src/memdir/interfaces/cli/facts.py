@@ -8,6 +8,7 @@ from typing import Annotated
 import typer
 
 from memdir.interfaces.cli._app import JsonOption, make_app, print_json, state
+from memdir.memory.reads import best_effort
 
 facts_app = make_app("Inspect structured facts.")
 
@@ -59,7 +60,7 @@ def recall(
     from memdir.tools import render_recall
 
     with state(ctx).open_memory() as memory:
-        memory.sync(optimize=False)
+        best_effort("bringing the index up to date", lambda: memory.sync(optimize=False), None)
         facts = memory.recall(query, category=category, as_of=as_of, limit=limit)
     if as_json:
         print_json(facts)
@@ -101,7 +102,7 @@ def facts_list(
     from memdir.tools import render_fact
 
     with state(ctx).open_memory() as memory:
-        memory.sync(optimize=False)
+        best_effort("bringing the index up to date", lambda: memory.sync(optimize=False), None)
         facts = memory.list_facts(category, as_of, include_superseded=all_, include_forgotten=all_)
     if as_json:
         print_json(facts)

@@ -29,6 +29,7 @@ from memdir.facts.safety import check_fact_text, reject_new_secrets, reject_secr
 from memdir.index import Freshness, SourceFile, index_pending
 from memdir.memory.indexing import Indexer
 from memdir.memory.paths import own_path
+from memdir.memory.proposals import guard_shared
 from memdir.store.fact_records import Vector
 from memdir.workspace import (
     NoteLocation,
@@ -61,6 +62,7 @@ class WritePath:
     # -- files ---------------------------------------------------------------------------
     def write_file(self, path: str, content: str) -> str:
         """Create or replace a file atomically; returns its workspace path."""
+        guard_shared(self.workspace, own_path(path, self.source), content=content)
         written = self.workspace.write_file(own_path(path, self.source), content, check=_checked)
         self.indexed(written)
         self.workspace.finish_ritual_if_done()
@@ -69,6 +71,7 @@ class WritePath:
     def edit_file(self, path: str, old_text: str, new_text: str, replace_all: bool) -> int:
         """Exact find-and-replace; returns how many occurrences were replaced."""
         own = own_path(path, self.source)
+        guard_shared(self.workspace, own, edit=(old_text, new_text, replace_all))
         count = self.workspace.edit_file(
             own, old_text, new_text, replace_all=replace_all, check=_checked
         )

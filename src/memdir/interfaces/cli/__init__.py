@@ -23,6 +23,7 @@ from memdir.interfaces.cli import (
     curate,
     facts,
     index,
+    proposals,
     server,
     tokens,
     transfer,
@@ -77,6 +78,7 @@ transfer.register(app)
 app.add_typer(config_cmds.app, name="config")
 app.add_typer(bench.app, name="bench")
 app.add_typer(tokens.app, name="token")
+app.add_typer(proposals.app, name="proposals")
 
 
 def main() -> None:

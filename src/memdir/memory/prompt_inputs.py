@@ -134,6 +134,7 @@ def assemble_prompt_inputs(
         learnings=learnings_for_prompt(workspace, cfg.learnings_budget_chars),
         facts=facts,
         skills=skill_lines(workspace, cfg.skills_deny),
+        skills_chars=cfg.skills_budget_chars,
         budget=PromptBudget(per_file_chars=cfg.per_file_chars, total_chars=cfg.total_chars),
         session_kind=kind,
         recent_notes=recent_notes(workspace, now.date(), cfg.recent_notes_days),

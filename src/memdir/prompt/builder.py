@@ -45,7 +45,7 @@ def _render(inputs: PromptInputs) -> tuple[str, list[InjectedFile], list[Injecte
         sections.render_recent_notes(notes),
         sections.render_learnings(learnings),
         sections.render_facts(inputs.facts) if is_private(kind) else "",
-        sections.render_skills(skills, inputs.tool_names),
+        sections.render_skills(skills, inputs.tool_names, inputs.skills_chars),
     ]
     return "\n\n".join(part for part in parts if part) + "\n", planned, notes
 

@@ -341,7 +341,7 @@ class Memory:
         """
         self._require_home(write=False)
         cfg = self.settings.search
-        if scope == "all" and not cfg.cross_agent and self.agent_id is not None:
+        if scope == "all" and not cfg.cross_agent:  # the global session's too
             raise InvalidInputError(
                 "searching all agents is disabled; set search.cross_agent = true to allow it"
             )

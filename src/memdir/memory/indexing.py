@@ -16,7 +16,7 @@ from typing import TypeVar
 
 from memdir.config import SearchSettings, Settings
 from memdir.embeddings.base import Embedder
-from memdir.errors import InvalidInputError, StoreError
+from memdir.errors import InvalidInputError, MemdirError, StoreError
 from memdir.home import GLOBAL_SOURCE, Home, source_of
 from memdir.index import (
     ChunkingOptions,
@@ -183,6 +183,18 @@ class Indexer:
                     return
 
         self.recovering(index)
+        self._facts_follow(files)
+
+    def _facts_follow(self, files: list[SourceFile]) -> None:
+        """Replay the facts of the daily notes just indexed: a search hides retired fact
+        lines by the line numbers the facts store holds, which an edit that shifted a
+        note's lines has just made stale (the replay finds each fact by its marker)."""
+        for source in sorted({f.source for f in files if f.path.startswith("memory/")}):
+            try:
+                self.stores.facts(source).sync()
+            except MemdirError as exc:  # the next full sync replays them
+                log.warning("the facts of %s did not follow the notes just indexed: %s",
+                            source, exc)  # fmt: skip
 
     def recovering(self, action: Callable[[], T]) -> T:
         """Run ``action``; if the index database turns out corrupt, rebuild it and retry once.

@@ -8,7 +8,6 @@ from typing import Annotated
 import typer
 
 from memdir.interfaces.cli._app import JsonOption, make_app, print_json, state
-from memdir.memory.reads import best_effort
 
 facts_app = make_app("Inspect structured facts.")
 
@@ -57,6 +56,7 @@ def recall(
     as_json: JsonOption = False,
 ) -> None:
     """Recall the facts that answer a question (the memory_recall tool)."""
+    from memdir.memory.reads import best_effort
     from memdir.tools import render_recall
 
     with state(ctx).open_memory() as memory:
@@ -99,6 +99,7 @@ def facts_list(
     as_json: JsonOption = False,
 ) -> None:
     """List facts valid now (or --as-of), oldest first; --all shows their history too."""
+    from memdir.memory.reads import best_effort
     from memdir.tools import render_fact
 
     with state(ctx).open_memory() as memory:

@@ -258,10 +258,10 @@ def render_skills(
         f"matches one, read its SKILL.md ({read}) before you start."
     )
     if len(shown) < len(items):
-        listing = "memory_list_files" if "memory_list_files" in tool_names else "listing"
+        listing = "memory_list_files" if "memory_list_files" in tool_names else "a listing"
         intro += (
-            f" {len(items) - len(shown)} more skills did not fit the prompt; find them by "
-            f"{listing} under skills/."
+            f" {len(items) - len(shown)} more skills did not fit the prompt; find them with "
+            f"{listing} of skills/."
         )
     if not shown:
         return "\n".join(["# Skills", intro])

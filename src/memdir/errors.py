@@ -18,6 +18,7 @@ tool error, the REST API answers with problem JSON.
     ├── StoreError               database problems (open, corrupt, locked)
     │   └── IndexMismatchError   index built with another embedder or dimension
     ├── DiskFullError            no space left (or quota, or file size limit): nothing written
+    ├── ReadOnlyHomeError        the home cannot be written (read-only disk or permissions)
     ├── EmbeddingError           an embedding provider failed or is misconfigured
     ├── DependencyError          an optional package is missing (names the extra)
     └── ChatModelError           a chat model provider failed
@@ -135,6 +136,18 @@ class IndexMismatchError(StoreError):
 
 class DiskFullError(MemdirError):
     """The disk (or the user's quota) is full; the write was undone, nothing changed."""
+
+
+READ_ONLY_FIX = (
+    "make the home writable (its disk mounted read-write, its folders writable by this "
+    "user) and try again; reads go on meanwhile"
+)
+"""What a ``ReadOnlyHomeError`` tells the caller to do."""
+
+
+class ReadOnlyHomeError(MemdirError):
+    """The home cannot be written (a read-only disk or folder); nothing was changed.
+    Reads go on from the files and the index as they are."""
 
 
 class EmbeddingError(MemdirError):

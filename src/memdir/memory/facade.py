@@ -31,6 +31,7 @@ from memdir.home import Home, source_of
 from memdir.index import Freshness, SyncReport, freshness_of
 from memdir.memory import composition, curation, indexing, paths, prompt_inputs
 from memdir.memory.indexing import Indexer
+from memdir.memory.reads import best_effort
 from memdir.memory.stores import Stores
 from memdir.memory.writes import WritePath
 from memdir.progress import Progress
@@ -374,14 +375,14 @@ class Memory:
         """
         self._require_home(write=False)
         cfg = self.settings.search
-        if scope == "all" and not cfg.cross_agent and self.agent_id is not None:
+        if scope == "all" and not cfg.cross_agent:  # the global session's too
             raise InvalidInputError(
                 "searching all agents is disabled; set search.cross_agent = true to allow it"
             )
         options = indexing.search_options(cfg, max_results, min_score, include_history)
         sources = indexing.sources(self.layout, self.agent_id, scope)
-        if fresh:
-            self.refresh(scope)
+        if fresh:  # a full disk or a read-only home answers from the index as it is
+            best_effort("bringing the index up to date", lambda: self.refresh(scope), None)
 
         def run() -> SearchResults:
             retired = self.stores.facts_reader(self.source)  # read beside the saves

@@ -29,6 +29,7 @@ from memdir.facts.safety import check_fact_text, reject_new_secrets, reject_secr
 from memdir.index import Freshness, SourceFile, index_pending
 from memdir.memory.indexing import Indexer
 from memdir.memory.paths import own_path
+from memdir.memory.proposals import guard_shared, refuse_shared
 from memdir.store.fact_records import Vector
 from memdir.workspace import (
     ContentCheck,
@@ -75,6 +76,7 @@ class WritePath:
         still holds the text the caller read (``workspace.revisions``).
         """
         own = own_path(path, self.source)
+        guard_shared(self.workspace, own, content=content)
         expected = revisions.check_expected(expected_sha256)
         if create_only and expected is not None:
             raise InvalidInputError(
@@ -104,6 +106,7 @@ class WritePath:
 
         With ``expected_sha256`` the edit applies only to the text the caller read."""
         own = own_path(path, self.source)
+        guard_shared(self.workspace, own, edit=(old_text, new_text, replace_all))
         expected = revisions.check_expected(expected_sha256)
         check: ContentCheck = _checked
         if expected is not None:
@@ -121,6 +124,7 @@ class WritePath:
     ) -> FileText:
         """Insert ``text`` after line ``line`` (0: before the first); the text after."""
         own = own_path(path, self.source)
+        refuse_shared(self.workspace, own, "insert lines into")
         expected = revisions.check_expected(expected_sha256)
         change = revisions.insert_lines(line, text)
         written, after = revisions.modify(self.workspace, own, change, expected, _checked)
@@ -130,6 +134,7 @@ class WritePath:
 
     def delete_file(self, path: str, expected_sha256: str | None = None) -> None:
         own = own_path(path, self.source)
+        refuse_shared(self.workspace, own, "delete")
         expected = revisions.check_expected(expected_sha256)
         if expected is None:
             self.workspace.delete_file(own)
@@ -143,6 +148,8 @@ class WritePath:
         """Move a file to a free path (never over another file); both paths. The old
         path leaves the index and the new one enters it."""
         old, new = own_path(old_path, self.source), own_path(new_path, self.source)
+        refuse_shared(self.workspace, old, "rename")
+        refuse_shared(self.workspace, new, "replace")
         expected = revisions.check_expected(expected_sha256)
         moved = revisions.rename_file(self.workspace, old, new, expected)
         for changed in moved:

@@ -24,6 +24,7 @@ from memdir.interfaces.cli import (
     facts,
     file_commands,
     index,
+    proposals,
     server,
     tokens,
     transfer,
@@ -83,6 +84,7 @@ app.add_typer(bench.app, name="bench")
 app.add_typer(tokens.app, name="token")
 app.add_typer(hook_cmds.app, name="hook")
 app.command("mcp-config")(mcp_config_cmd.mcp_config)
+app.add_typer(proposals.app, name="proposals")
 
 
 def main() -> None:

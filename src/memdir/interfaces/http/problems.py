@@ -28,6 +28,7 @@ from memdir.errors import (
     InvalidPathError,
     MemdirError,
     NotFoundError,
+    ReadOnlyHomeError,
     StoreError,
 )
 from memdir.tools import ToolError
@@ -49,6 +50,7 @@ STATUS_BY_ERROR: tuple[tuple[type[MemdirError], int], ...] = (
     (IndexMismatchError, 409),
     (StoreError, 503),
     (DiskFullError, 507),
+    (ReadOnlyHomeError, 503),
     (EmbeddingError, 503),
     (DependencyError, 501),
     (ContextLengthError, 413),
@@ -82,7 +84,7 @@ _PROBLEM_STATUSES = {
     500: "Unexpected error (see the server log)",
     501: "Feature not available",
     502: "The chat model failed",
-    503: "The index database or the embedder is unavailable",
+    503: "The index database or the embedder is unavailable, or the home is read-only",
     507: "The disk is full; nothing was written",
 }
 PROBLEM_RESPONSES: dict[int | str, dict[str, object]] = {

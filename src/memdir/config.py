@@ -113,6 +113,7 @@ class PromptSettings(_Section):
     recent_notes_days: int = Field(2, ge=0, le=31)
     recent_notes_chars: int = Field(4_000, ge=0)
     skills_deny: list[str] = Field(default_factory=list)
+    skills_budget_chars: int = Field(4_000, ge=0)
 
     _lists = field_validator("skills_deny", mode="before")(_string_list)
 

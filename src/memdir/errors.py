@@ -14,9 +14,11 @@ tool error, the REST API answers with problem JSON.
     ├── NotFoundError            missing file, fact, session or agent
     ├── AccessDeniedError        a token may not act for that agent or workspace
     ├── EditError                old text missing or ambiguous in an edit
+    ├── ConflictError            the file changed since the caller read it, or already exists
     ├── StoreError               database problems (open, corrupt, locked)
     │   └── IndexMismatchError   index built with another embedder or dimension
     ├── DiskFullError            no space left (or quota, or file size limit): nothing written
+    ├── ReadOnlyHomeError        the home cannot be written (read-only disk or permissions)
     ├── EmbeddingError           an embedding provider failed or is misconfigured
     ├── DependencyError          an optional package is missing (names the extra)
     └── ChatModelError           a chat model provider failed
@@ -37,7 +39,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Literal, get_args
 
-Action = Literal["list_files", "read_file", "write_file", "recall", "replace_all", "list_sessions"]
+Action = Literal[
+    "list_files", "read_file", "write_file", "recall", "replace_all", "list_sessions", "reread"
+]
 """What a next step can point to; every edge's vocabulary names each one."""
 
 ACTIONS: tuple[str, ...] = get_args(Action)
@@ -49,6 +53,7 @@ PYTHON_STEP_NAMES: Mapping[str, str] = {
     "recall": "Memory.recall(query)",
     "replace_all": "pass replace_all=True",
     "list_sessions": "Memory.sessions()",
+    "reread": "Memory.read_text(path) (its .sha256 is the new expected_sha256)",
 }
 
 
@@ -116,6 +121,11 @@ class EditError(MemdirError):
     """An exact find-and-replace edit could not be applied."""
 
 
+class ConflictError(MemdirError):
+    """A write lost a race: the file changed since the caller read it (its sha256 is not
+    ``expected_sha256``), or a create-only write or a rename found the path taken."""
+
+
 class StoreError(MemdirError):
     """The index or facts database failed."""
 
@@ -126,6 +136,18 @@ class IndexMismatchError(StoreError):
 
 class DiskFullError(MemdirError):
     """The disk (or the user's quota) is full; the write was undone, nothing changed."""
+
+
+READ_ONLY_FIX = (
+    "make the home writable (its disk mounted read-write, its folders writable by this "
+    "user) and try again; reads go on meanwhile"
+)
+"""What a ``ReadOnlyHomeError`` tells the caller to do."""
+
+
+class ReadOnlyHomeError(MemdirError):
+    """The home cannot be written (a read-only disk or folder); nothing was changed.
+    Reads go on from the files and the index as they are."""
 
 
 class EmbeddingError(MemdirError):

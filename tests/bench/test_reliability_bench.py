@@ -27,7 +27,19 @@ def test_the_cli_runs_every_part(tmp_path: Path) -> None:
     )
     figures = json.loads(result.stdout)
     assert result.exit_code == 0, figures
-    assert set(figures) >= {"crash", "facts", "isolation", "secrets", "disk_full", "wrong"}
+    assert set(figures) >= {
+        "crash",
+        "facts",
+        "isolation",
+        "secrets",
+        "disk_full",
+        "reads",
+        "cross_agent",
+        "prompt_privacy",
+        "wrong",
+    }
     assert figures["wrong"] == 0
     assert figures["secrets"]["caught"] == figures["secrets"]["shapes"] >= 60
     assert figures["isolation"]["attacks"] > 0
+    assert figures["cross_agent"]["refused"] == figures["cross_agent"]["attempts"] >= 20
+    assert figures["prompt_privacy"]["leaked"] == []

@@ -214,7 +214,8 @@ def test_search_all_syncs_every_agent_first(home: Path) -> None:
     assert run(home, "--agent", "writer", "init")[0] == 0
     note = home / "agents" / "writer" / "memory" / f"{dt.date.today()}.md"
     note.write_text("# Notes\n\n- The heroine is called Marisol Quintero.\n")
-    code, out = run(home, "search", "Marisol Quintero heroine", "--scope", "all", "--json")
+    code, out = run(home, "--set", "search.cross_agent=true", "search", "Marisol Quintero heroine",
+                    "--scope", "all", "--json")  # fmt: skip
     assert code == 0, out
     hits = json.loads(out)["hits"]
     assert hits

@@ -63,6 +63,7 @@ def transcript(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str
     with Memory.open(home, "writer", embedder=HashEmbedder()) as writer:
         writer.init()
         writer.append_daily("The novel's heroine is called Marisol Quintero.")  # never synced
+    (home / "memdir.toml").write_text("[search]\ncross_agent = true\n")  # scope=all needs it
     return home, run_session(home, script)
 
 

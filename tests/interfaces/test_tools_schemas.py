@@ -19,6 +19,8 @@ DESIGN_TOOLS = (
 ADDED_TOOLS = (
     "memory_list_facts", "memory_recent",  # listing facts; what changed lately
     "memory_get_fact", "memory_update_fact", "memory_fact_history",  # facts by id
+    # changes without a read-modify-write race (docs/mcp.md, "Files")
+    "memory_insert", "memory_rename_file", "memory_delete_file", "memory_append_daily",
 )  # fmt: skip
 ADDED_TOOLS += ("memory_history", "memory_diff", "memory_restore")  # versions (docs/history.md)
 

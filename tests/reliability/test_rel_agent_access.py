@@ -46,12 +46,16 @@ BODIES: dict[tuple[str, str], Any] = {
     ("POST", "/api/v1/facts"): {"content": "Alice prefers green tea.", "category": "preference"},
     ("PUT", "/api/v1/prompt/files/{path}"): {"enabled": True},
     ("POST", "/api/v1/tools/{name}"): {},
+    ("POST", "/api/v1/files/insert"): {"path": "memory/alice-notes.md", "line": 0, "text": "top"},
+    ("POST", "/api/v1/files/rename"): {"from": "memory/alice-none.md", "to": "memory/a.md"},
+    ("POST", "/api/v1/daily"): {"text": "alice's day\n- a second line"},
     ("POST", "/api/v1/history/{version}/restore"): {"path": "MEMORY.md"},
 }
 QUERIES: dict[tuple[str, str], dict[str, str]] = {
     ("GET", "/api/v1/search"): {"query": "keeps the plan", "scope": "agent"},
     ("GET", "/api/v1/facts/recall"): {"query": "bob plan"},
     ("DELETE", "/api/v1/facts/{fact_id}"): {"reason": "a test"},
+    ("DELETE", "/api/v1/files/{path}"): {"expected_sha256": "0" * 64},  # 409: the file stays
 }
 TOOL_ARGUMENTS: dict[str, dict[str, Any]] = {
     "memory_search": {"query": "who keeps the plan", "scope": "agent"},
@@ -75,6 +79,10 @@ TOOL_ARGUMENTS: dict[str, dict[str, Any]] = {
     "memory_get_fact": {"fact_id": "BOB_FACT"},
     "memory_update_fact": {"fact_id": "BOB_FACT", "content": "Alice took over the plan"},
     "memory_fact_history": {"fact_id": "BOB_FACT"},
+    "memory_insert": {"path": "memory/alice-mcp.md", "line": 0, "text": "top"},
+    "memory_rename_file": {"old_path": "agent:bob:memory/plan.md", "new_path": "memory/x.md"},
+    "memory_delete_file": {"path": "agent:bob:memory/plan.md"},
+    "memory_append_daily": {"text": "alice's day\n- a second line"},
     "memory_history": {},
     "memory_diff": {"version": "0000000"},
     "memory_restore": {"path": "memory/alice-mcp.md"},
@@ -233,6 +241,9 @@ def test_every_tool_in_alices_session_acts_on_alice_only(
     for name in ("memory_get_fact", "memory_update_fact", "memory_fact_history"):  # bob's id
         assert out["tools"][name].is_error
         assert "no fact has the id" in text_of(out["tools"][name])
+    assert out["tools"]["memory_rename_file"].is_error  # bob's file: refused
+    assert out["tools"]["memory_delete_file"].is_error
+    assert not out["tools"]["memory_insert"].is_error, text_of(out["tools"]["memory_insert"])
     assert not out["tools"]["memory_write_file"].is_error, text_of(
         out["tools"]["memory_write_file"]
     )

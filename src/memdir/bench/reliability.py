@@ -12,6 +12,11 @@ hash embedder, and reports its counts and a ``wrong`` total whose target is 0:
   extra notes given, e.g. LoCoMo turns), and the credential corpus's recall and
   false-positive rate against their targets;
 * ``disk_full``: bytes failed appends left, answers on a full disk;
+* ``cross_agent``: alice's token trying bob's workspace and the global workspace's rights
+  over REST and MCP, and the global session's ``scope=all`` (``bench/cross_agent.py``);
+* ``prompt_privacy``: private words of every prompt section in group and shared prompts;
+* ``reads``: search, recall, get and prompt through the Python API, CLI, REST and MCP on
+  a read-only home and on a full disk (reads that failed; ``bench/readable.py``);
 * ``soak`` (when ``soak_seconds`` > 0): the mixed REST soak (``bench/soak.py``).
 """
 
@@ -25,9 +30,11 @@ from typing import Any
 
 from memdir.bench.crash import run_crash
 from memdir.bench.credentials import corpus_figures, score_scanner
+from memdir.bench.cross_agent import run_cross_agent, run_prompt_privacy
 from memdir.bench.disk_full import run_disk_full
 from memdir.bench.fact_race import as_dict, run_fact_race
 from memdir.bench.isolation import run_isolation
+from memdir.bench.readable import run_readable
 from memdir.bench.soak import run_soak
 from memdir.facts.secrets import find_secrets
 
@@ -62,6 +69,14 @@ def run_reliability(
     say("disk full: failed appends and answers")
     disk = run_disk_full(workdir / "disk")
     results["disk_full"] = {**asdict(disk), "wrong": disk.wrong}
+    say("cross agent: alice's token against bob and the global workspace")
+    cross = run_cross_agent(workdir / "cross-agent")
+    results["cross_agent"] = {**asdict(cross), "wrong": cross.wrong}
+    say("prompt privacy: every section in every session kind")
+    privacy = run_prompt_privacy(workdir / "privacy")
+    results["prompt_privacy"] = {**asdict(privacy), "wrong": privacy.wrong}
+    say("reads: a read-only home and a full disk")
+    results["reads"] = _reads(workdir / "reads")
     if soak_seconds > 0:
         say(f"soak: {soak_seconds:.0f} s of mixed REST load")
         soak = asdict(run_soak(workdir / "soak", seconds=soak_seconds))
@@ -71,6 +86,15 @@ def run_reliability(
         results["soak"] = soak
     results["wrong"] = sum(part["wrong"] for part in results.values())
     return results
+
+
+def _reads(workdir: Path) -> dict[str, Any]:
+    part: dict[str, Any] = {}
+    for condition in ("read_only", "full_disk"):
+        report = run_readable(workdir, condition)
+        part[condition] = {**asdict(report), "wrong": report.wrong}
+    part["wrong"] = sum(part[c]["wrong"] for c in ("read_only", "full_disk"))
+    return part
 
 
 def _secrets(extra_notes: list[str]) -> dict[str, Any]:

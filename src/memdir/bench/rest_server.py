@@ -57,15 +57,18 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def start_rest_server(home: Path, *, watch: bool = False) -> RestServer:
-    """Start a server on ``home`` (hash embedder; the file watcher only with ``watch``)."""
+def start_rest_server(
+    home: Path, *, watch: bool = False, log_dir: Path | None = None
+) -> RestServer:
+    """Start a server on ``home`` (hash embedder; the file watcher only with ``watch``);
+    its log goes to ``log_dir`` (default: beside the home)."""
     port = free_port()
     command = [sys.executable, "-m", "memdir.interfaces.http", "--home", str(home),
                "--port", str(port), "--embedder", "hash"]  # fmt: skip
     if not watch:
         command.append("--no-watch")
     home.parent.mkdir(parents=True, exist_ok=True)
-    log = home.parent / f"server-{port}.log"
+    log = (log_dir or home.parent) / f"server-{port}.log"
     env = {k: v for k, v in os.environ.items() if not k.startswith("MEMDIR_")}
     with log.open("wb") as out:
         process = subprocess.Popen(command, env=env, stdout=out, stderr=out)

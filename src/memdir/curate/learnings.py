@@ -250,9 +250,13 @@ def learnings_for_prompt(workspace: Workspace, budget_chars: int = 2000) -> str:
         raise InvalidInputError(f"budget_chars must be 0 or more, got {budget_chars!r}")
     entries: list[Learning] = []
     for name in (ERRORS_FILE, CORRECTIONS_FILE):
-        path = workspace.resolve(name)
-        if path.is_file():
-            entries.extend(parse_learnings(read_markdown(path, strict=False), len(entries)))
+        try:  # a bad file (a symlink out of the workspace, unreadable) costs its lessons only
+            path = workspace.resolve(name)
+            if path.is_file():
+                text = read_markdown(path, strict=False)
+                entries.extend(parse_learnings(text, len(entries)))
+        except (InvalidInputError, OSError) as exc:
+            logger.warning("left %s out of the prompt's learnings: %s", name, exc)
     oldest = datetime.min.replace(tzinfo=UTC)
     entries.sort(key=lambda e: (e.when or oldest, e.order), reverse=True)
     lines: list[str] = []

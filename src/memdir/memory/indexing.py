@@ -16,7 +16,8 @@ from typing import TypeVar
 
 from memdir.config import SearchSettings, Settings
 from memdir.embeddings.base import Embedder
-from memdir.errors import InvalidInputError, StoreError
+from memdir.errors import InvalidInputError, MemdirError, StoreError
+from memdir.facts import FactBook
 from memdir.home import GLOBAL_SOURCE, Home, source_of
 from memdir.index import (
     ChunkingOptions,
@@ -183,6 +184,21 @@ class Indexer:
                     return
 
         self.recovering(index)
+        self._facts_follow(files)
+
+    def _facts_follow(self, files: list[SourceFile]) -> None:
+        """Replay the facts of the daily notes just indexed: a search hides retired fact
+        lines by the line numbers the facts store holds, which an edit that shifted a
+        note's lines has just made stale (the replay finds each fact by its marker)."""
+        notes = [f for f in files if f.path.startswith("memory/")]
+        for source in sorted({f.source for f in notes}):
+            try:
+                book = self.stores.facts(source)
+                if any(_retired_moved(book, f) for f in notes if f.source == source):
+                    book.sync()
+            except MemdirError as exc:  # the next full sync replays them
+                log.warning("the facts of %s did not follow the notes just indexed: %s",
+                            source, exc)  # fmt: skip
 
     def recovering(self, action: Callable[[], T]) -> T:
         """Run ``action``; if the index database turns out corrupt, rebuild it and retry once.
@@ -225,3 +241,19 @@ class Indexer:
         )  # fmt: skip
         self.stores.facts(self.source).rebuild()
         return report
+
+
+def _retired_moved(book: FactBook, file: SourceFile) -> bool:
+    """Whether a retired fact line of ``file`` is no longer where the facts store has it
+    (an append moves none: then nothing needs replaying)."""
+    marks = book.store.retired_lines([file.source], [file.path])
+    if not marks:
+        return False
+    try:
+        lines = file.abs_path.read_text(encoding="utf-8", errors="replace").split("\n")
+    except OSError:
+        return True
+    return any(
+        not 0 < mark.line <= len(lines) or f"id={mark.fact_id}" not in lines[mark.line - 1]
+        for mark in marks
+    )

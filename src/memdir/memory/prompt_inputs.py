@@ -14,6 +14,7 @@ import os
 import platform
 import socket
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
@@ -23,6 +24,7 @@ from memdir.facts import FactBook
 from memdir.facts.render import render_fact_line
 from memdir.prompt import (
     MISSING_REQUIRED,
+    NOTES_HEAD_MARKER,
     REQUIRED_FILES,
     BootstrapEntry,
     PromptBudget,
@@ -70,15 +72,35 @@ def _cwd() -> str:
         return "(unknown)"
 
 
-def recent_notes(workspace: Workspace, today: dt.date, days: int) -> list[BootstrapEntry]:
-    """The daily notes of the last ``days`` days up to ``today``, newest first."""
+TAIL_BYTES_PER_CHAR = 16  # bytes of a note read per character of room: markers, UTF-8
+MIN_TAIL_BYTES = 64 * 1024
+
+
+def recent_notes(
+    workspace: Workspace, today: dt.date, days: int, budget_chars: int = 4_000
+) -> list[BootstrapEntry]:
+    """The daily notes of the last ``days`` days up to ``today``, newest first; of a long
+    note only its end, as much as ``budget_chars`` of prompt can show (a 60 MB note is
+    never read whole into memory)."""
     notes = []
+    limit = max(MIN_TAIL_BYTES, budget_chars * TAIL_BYTES_PER_CHAR)
     for back in range(days):
         path = daily_note_name(today - dt.timedelta(days=back))
         located = workspace.root / path
-        text = located.read_text(encoding="utf-8", errors="replace") if located.is_file() else None
-        notes.append(BootstrapEntry(path, text))
+        notes.append(BootstrapEntry(path, _tail(located, limit) if located.is_file() else None))
     return notes
+
+
+def _tail(path: Path, limit: int) -> str:
+    """The text of ``path``, or its last ``limit`` bytes from a line start behind the
+    marker that earlier entries are not shown."""
+    with path.open("rb") as handle:
+        size = os.fstat(handle.fileno()).st_size
+        if size <= limit:
+            return handle.read().decode("utf-8", errors="replace")
+        handle.seek(size - limit)
+        text = handle.read(limit).decode("utf-8", errors="replace")
+    return f"{NOTES_HEAD_MARKER}\n{text[text.find(chr(10)) + 1 :]}"
 
 
 def skill_lines(workspace: Workspace, deny: Sequence[str]) -> list[str]:
@@ -134,9 +156,12 @@ def assemble_prompt_inputs(
         learnings=learnings_for_prompt(workspace, cfg.learnings_budget_chars),
         facts=facts,
         skills=skill_lines(workspace, cfg.skills_deny),
+        skills_chars=cfg.skills_budget_chars,
         budget=PromptBudget(per_file_chars=cfg.per_file_chars, total_chars=cfg.total_chars),
         session_kind=kind,
-        recent_notes=recent_notes(workspace, now.date(), cfg.recent_notes_days),
+        recent_notes=recent_notes(
+            workspace, now.date(), cfg.recent_notes_days, cfg.recent_notes_chars
+        ),
         recent_notes_chars=cfg.recent_notes_chars,
         workspace=str(workspace.root),
     )

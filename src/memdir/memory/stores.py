@@ -25,6 +25,7 @@ from memdir.config import Settings
 from memdir.embeddings.base import Embedder
 from memdir.facts import DecideFn, FactBook
 from memdir.home import Home, agent_of
+from memdir.memory.reads import best_effort
 from memdir.store import FactStore, IndexWriter
 from memdir.store.database_files import IndexFiles, delete_leftovers
 from memdir.store.open import Backend, StoreOptions, open_backend
@@ -135,8 +136,11 @@ class Stores:
         store = self.backend.open_facts(source)
         workspace = Workspace(self.home.root, agent_of(source))
         book = FactBook(store, self.embedder, workspace, decide=self._decide())
-        book.sync()  # the recovery walk: notes changed since the last record (a new or
-        return book  # deleted database, a save killed after its append, edits by hand)
+        # the recovery walk: notes changed since the last record (a new or deleted
+        # database, a save killed after its append, edits by hand); a read-only home or a
+        # full disk reads the facts as they are
+        best_effort("replaying changed notes into the facts", book.sync, None)
+        return book
 
     def facts_reader(self, source: str, reader: str = "search") -> FactStore:
         """The facts ``reader`` (``search``: retired lines; ``recall``) reads, on a

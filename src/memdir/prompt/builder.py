@@ -9,12 +9,13 @@ notes, learnings, high-salience facts (private sessions only), skills.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from memdir.prompt import sections
-from memdir.prompt.inputs import PromptBudget, PromptInputs
+from memdir.prompt.inputs import BootstrapEntry, BootstrapSource, PromptBudget, PromptInputs
 from memdir.prompt.notes import plan_recent_notes
-from memdir.prompt.privacy import is_private, redact_private, render_session
+from memdir.prompt.privacy import is_private, redact_for_session, render_session
 from memdir.prompt.truncation import FileStatus, InjectedFile, plan_injection
 from memdir.text import tokens_for_chars
 
@@ -22,9 +23,15 @@ from memdir.text import tokens_for_chars
 def _render(inputs: PromptInputs) -> tuple[str, list[InjectedFile], list[InjectedFile]]:
     kind = inputs.session_kind
     planned = plan_injection(inputs.bootstrap_files, inputs.budget, kind)
-    notes = plan_recent_notes(inputs.recent_notes, inputs.recent_notes_chars)
-    if not is_private(kind):
-        notes = [_redacted(item, kind) for item in notes]
+    recent: Sequence[BootstrapSource] = inputs.recent_notes
+    learnings, skills = inputs.learnings, list(inputs.skills)
+    removed: dict[str, int] = {}
+    if not is_private(kind):  # what each section keeps: privacy.SECTION_PRIVACY
+        recent = [_redacted(item, removed) for item in recent]
+        learnings = redact_for_session(learnings)[0]
+        skills = [line for line in skills if redact_for_session(line)[0].strip()]
+    notes = plan_recent_notes(recent, inputs.recent_notes_chars)
+    notes = [_noted(item, removed.get(item.name, 0), kind) for item in notes]
     parts = [
         inputs.base_prompt.strip(),
         sections.SAFETY,
@@ -36,19 +43,26 @@ def _render(inputs: PromptInputs) -> tuple[str, list[InjectedFile], list[Injecte
         sections.render_truncation_note(planned),
         sections.render_memory(inputs.daily_note_count, inputs.memory_dir, inputs.tool_names),
         sections.render_recent_notes(notes),
-        sections.render_learnings(inputs.learnings),
+        sections.render_learnings(learnings),
         sections.render_facts(inputs.facts) if is_private(kind) else "",
-        sections.render_skills(inputs.skills, inputs.tool_names),
+        sections.render_skills(skills, inputs.tool_names, inputs.skills_chars),
     ]
     return "\n\n".join(part for part in parts if part) + "\n", planned, notes
 
 
-def _redacted(item: InjectedFile, kind: str) -> InjectedFile:
-    if item.text is None:
+def _redacted(item: BootstrapSource, removed: dict[str, int]) -> BootstrapSource:
+    """A recent note without its saved-fact lines and private parts (counted in ``removed``)."""
+    if item.content is None:
         return item
-    text, removed = redact_private(item.text)
-    note = f"{removed} private line(s) left out of a {kind} session" if removed else ""
-    return dataclasses.replace(item, text=text, note=note)
+    text, removed[item.name] = redact_for_session(item.content, drop_saved_facts=True)
+    return BootstrapEntry(item.name, text)
+
+
+def _noted(item: InjectedFile, removed: int, kind: str) -> InjectedFile:
+    if not removed:
+        return item
+    note = f"{removed} private or saved-fact line(s) left out of a {kind} session"
+    return dataclasses.replace(item, note=note)
 
 
 def build_system_prompt(inputs: PromptInputs) -> str:

@@ -91,6 +91,7 @@ class PromptInputs:
     learnings: str = ""
     facts: Sequence[str] = ()
     skills: Sequence[str] = ()
+    skills_chars: int = 4_000
     budget: PromptBudget = field(default_factory=PromptBudget)
     session_kind: str = "private"
     recent_notes: Sequence[BootstrapSource] = ()

@@ -6,6 +6,8 @@ others can read, such as a public channel) the prompt keeps what the agent needs
 work and leaves out what is private to its human:
 
 - MEMORY.md (or memory.md), the curated long-term memory, and the high-salience facts;
+- the saved facts in the recent daily notes: every line carrying a ``memdir:`` marker
+  (a saved fact, a forget, a reinforcement);
 - every part of any injected file that its author marked private:
 
   * a block between ``<!-- private -->`` and ``<!-- /private -->`` lines (an unclosed
@@ -14,13 +16,16 @@ work and leaves out what is private to its human:
   * a heading with ``(private)`` in it, with its section up to the next heading of the
     same or a higher level.
 
-The context report says what was left out. Tools still reach the files: the prompt
+``SECTION_PRIVACY`` says, for every section of the prompt, what a group or shared session
+sees of it (a test builds every section for every kind against it). The context report
+says what was left out. Tools still reach the files: the prompt
 tells the agent not to quote private memory in such a session.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from typing import Literal, get_args
 
 from memdir.errors import InvalidInputError
@@ -34,6 +39,25 @@ _CLOSE = re.compile(r"^\s*<!--\s*/\s*private\s*-->\s*$", re.IGNORECASE)
 _INLINE = re.compile(r"<!--\s*private\s*-->", re.IGNORECASE)
 _HEADING = re.compile(r"^(#{1,6})\s")
 _PRIVATE_HEADING = re.compile(r"\(\s*private\s*\)", re.IGNORECASE)
+_SAVED_FACT = re.compile(r"<!--\s*memdir:[a-z]+\b", re.IGNORECASE)
+
+SECTION_PRIVACY: Mapping[str, str] = {
+    "": "shown (the base prompt)",
+    "Safety": "shown",
+    "Tools": "shown",
+    "Current date and time": "shown",
+    "Runtime": "shown",
+    "Session": "shown in group and shared sessions only: what they leave out",
+    "Project context": "MEMORY.md left out; parts marked private left out",
+    "Truncated files": "shown",
+    "Memory": "shown (a count of daily notes)",
+    "Recent daily notes": "saved-fact lines and parts marked private left out",
+    "Learnings": "parts marked private left out",
+    "High-salience facts": "left out",
+    "Skills": "parts marked private left out",
+}
+"""Every section of the system prompt (its ``# `` heading) and what a group or shared
+session keeps of it; a private session sees all of each."""
 
 
 def check_session_kind(kind: str) -> SessionKind:
@@ -75,6 +99,18 @@ def redact_private(text: str) -> tuple[str, int]:
             continue
         kept.append(line)
     return "\n".join(kept), removed
+
+
+def redact_for_session(text: str, drop_saved_facts: bool = False) -> tuple[str, int]:
+    """``text`` for a group or shared session: without its parts marked private and (with
+    ``drop_saved_facts``) its saved-fact lines; and how many lines were left out."""
+    removed = 0
+    if drop_saved_facts:
+        lines = text.split("\n")
+        kept = [line for line in lines if not _SAVED_FACT.search(line)]
+        removed, text = len(lines) - len(kept), "\n".join(kept)
+    text, private = redact_private(text)
+    return text, removed + private
 
 
 def render_session(kind: str, tool_names: tuple[str, ...] | list[str]) -> str:

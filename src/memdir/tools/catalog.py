@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from memdir.tools import args, fact_args, fact_outputs, fact_runners, outputs, runners
+from memdir.tools.file_tools import FILE_TOOLS
 from memdir.tools.host import ToolHost
 from memdir.tools.spec import ToolError, ToolResult, ToolSpec
 from memdir.tools.versions import HISTORY_TOOLS
@@ -85,7 +86,8 @@ TOOLS: tuple[ToolSpec[Any], ...] = (
     ToolSpec(
         "memory_read_file",
         "Read a whole workspace file (e.g. MEMORY.md, USER.md, memory/2024-05-01.md). Use "
-        "it before editing so you can copy the exact text to replace.",
+        "it before editing so you can copy the exact text to replace. The structured "
+        "result carries the file's sha256: pass it as expected_sha256 to a change.",
         args.MemoryReadFileArgs,
         runners.run_read_file,
         output_model=outputs.FileRead,
@@ -94,7 +96,9 @@ TOOLS: tuple[ToolSpec[Any], ...] = (
         "memory_write_file",
         "Create or replace a whole workspace Markdown file atomically. Prefer "
         "memory_edit_file for changes to an existing file, and memory_save for single facts. "
-        "The result says whether the file was created or overwritten, its size and time.",
+        "create_only writes a new file only; expected_sha256 replaces only the text you "
+        "read. The result says whether the file was created or overwritten, its size, time "
+        "and sha256.",
         args.MemoryWriteFileArgs,
         runners.run_write_file,
         read_only=False,
@@ -192,6 +196,7 @@ TOOLS: tuple[ToolSpec[Any], ...] = (
         fact_runners.run_fact_history,
         output_model=fact_outputs.FactHistoryResult,
     ),
+    *FILE_TOOLS,
     *HISTORY_TOOLS,
 )
 TOOLS_BY_NAME: dict[str, ToolSpec[Any]] = {tool.name: tool for tool in TOOLS}

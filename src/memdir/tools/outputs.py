@@ -164,9 +164,13 @@ class FileMeta(_Output):
         )
 
 
+_SHA256 = Field(description="sha256 of the file's text: the expected_sha256 of a next change.")
+
+
 class FileWritten(FileMeta):
     created: bool = Field(description="True: a new file; false: an existing file overwritten.")
     overwritten: bool = Field(description="True when an existing file was replaced.")
+    sha256: str = _SHA256
 
 
 class FileEdited(FileMeta):
@@ -175,6 +179,7 @@ class FileEdited(FileMeta):
 
 class FileRead(FileMeta):
     lines: int = Field(description="Number of lines in the file.")
+    sha256: str = _SHA256
 
 
 class FileList(_Output):

@@ -20,7 +20,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-from memdir.errors import DiskFullError, InvalidInputError
+from memdir.errors import READ_ONLY_FIX, DiskFullError, InvalidInputError, ReadOnlyHomeError
 
 logger = logging.getLogger(__name__)
 
@@ -34,6 +34,7 @@ STALE_TEMP_SECONDS = 3600
 
 
 _FULL = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG})
+_READ_ONLY = frozenset({errno.EROFS, errno.EACCES, errno.EPERM})
 
 
 def is_disk_full(exc: OSError) -> bool:
@@ -43,10 +44,16 @@ def is_disk_full(exc: OSError) -> bool:
 
 @contextlib.contextmanager
 def disk_errors(path: Path) -> Iterator[None]:
-    """Turn a full disk while writing ``path`` into ``DiskFullError`` (others pass through)."""
+    """Turn a full disk while writing ``path`` into ``DiskFullError`` and a read-only home
+    into ``ReadOnlyHomeError`` (others pass through)."""
     try:
         yield
     except OSError as exc:
+        if exc.errno in _READ_ONLY:
+            raise ReadOnlyHomeError(
+                f"cannot write {path.name!r}: the home is read-only ({exc.strerror}); nothing "
+                f"was changed. To write, {READ_ONLY_FIX}"
+            ) from exc
         if not is_disk_full(exc):
             raise
         raise DiskFullError(

@@ -51,8 +51,18 @@ def _inside(real_root: Path, path: Path) -> Path | None:
     return None
 
 
+MAX_FOLDER_DEPTH = 64
+"""Folders deeper than this are skipped (with a warning): a 1,000-level folder must not
+take the listing, the sync and the search of the whole workspace down with it."""
+
+
 def _walk(
-    real_root: Path, folder: Path, real_folder: Path, relative: str, seen: set[Path]
+    real_root: Path,
+    folder: Path,
+    real_folder: Path,
+    relative: str,
+    seen: set[Path],
+    depth: int = 0,
 ) -> Iterator[MemoryFile]:
     """The Markdown files under ``folder`` (whose real location is ``real_folder``).
 
@@ -60,6 +70,9 @@ def _walk(
     plus its name, and ``os.scandir`` already knows its type (a walk of a folder of
     many notes made one ``realpath``, a system call per path component, per file).
     """
+    if depth >= MAX_FOLDER_DEPTH:
+        logger.warning("skipping folder %s: deeper than %d levels", relative, MAX_FOLDER_DEPTH)
+        return
     try:
         entries = sorted(os.scandir(folder), key=lambda entry: entry.name)
     except OSError as exc:
@@ -81,7 +94,7 @@ def _walk(
         if is_dir:
             if real not in seen:  # a symlink loop would otherwise never end
                 seen.add(real)
-                yield from _walk(real_root, path, real, child, seen)
+                yield from _walk(real_root, path, real, child, seen, depth + 1)
         elif is_file and entry.name.endswith(MARKDOWN_SUFFIX):
             yield MemoryFile(child, path)
 

@@ -18,6 +18,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from memdir.workspace.atomic import disk_errors
+
 try:
     import fcntl
 except ImportError:  # pragma: no cover - Windows
@@ -59,7 +61,8 @@ def lock_file(path: Path, *, create: bool = False) -> Iterator[None]:
         with _sidecar_lock(path, create):
             yield
         return
-    fd = _open_locked(path, create)
+    with disk_errors(path):  # a read-only home: ReadOnlyHomeError, not a bare OSError
+        fd = _open_locked(path, create)
     try:
         yield
     finally:

@@ -13,6 +13,7 @@ import unicodedata
 from pathlib import Path, PurePosixPath
 
 from memdir.errors import InvalidPathError
+from memdir.text import skeleton
 
 MAX_PATH_CHARS = 1024
 MAX_NAME_BYTES = 255
@@ -114,7 +115,28 @@ def validate_relative_path(path: str) -> PurePosixPath:
         raise _reject(path, "only Markdown files ending in '.md' are allowed")
     if name == MARKDOWN_SUFFIX:
         raise _reject(path, "the file name before '.md' is empty")
+    _check_lookalike(path, name)
     return PurePosixPath(*parts)
+
+
+# The files memdir gives a meaning (the prompt, fences, fallback): a name spelled with other
+# characters to look like one (MEMORY.md with a Cyrillic capital em) would pass for it.
+_MEANINGFUL = ("AGENTS.md", "SOUL.md", "IDENTITY.md", "USER.md", "TOOLS.md", "MEMORY.md",
+               "HEARTBEAT.md", "BOOTSTRAP.md", "SKILL.md")  # fmt: skip
+_MEANINGFUL_SKELETONS = {skeleton(name)[0]: name for name in _MEANINGFUL}
+
+
+def _check_lookalike(path: str, name: str) -> None:
+    if name.isascii():
+        return
+    meant = _MEANINGFUL_SKELETONS.get(skeleton(name)[0])
+    if meant is not None:
+        odd = ", ".join(f"U+{ord(c):04X}" for c in name if not c.isascii())
+        raise _reject(
+            path,
+            f"its name looks like {meant!r} but is spelled with other characters ({odd}); "
+            f"spell it {meant!r} in plain letters, or choose another name",
+        )
 
 
 def resolve_inside(root: Path, relative: PurePosixPath | str) -> Path:

@@ -22,8 +22,10 @@ from memdir.interfaces.cli import (
     chat,
     curate,
     facts,
+    file_commands,
     history,
     index,
+    proposals,
     server,
     tokens,
     transfer,
@@ -71,6 +73,7 @@ def _root(
 
 
 workspace.register(app)
+file_commands.register(workspace.files_app)
 index.register(app)
 server.register(app)
 facts.register(app)
@@ -83,6 +86,7 @@ app.add_typer(bench.app, name="bench")
 app.add_typer(tokens.app, name="token")
 app.add_typer(hook_cmds.app, name="hook")
 app.command("mcp-config")(mcp_config_cmd.mcp_config)
+app.add_typer(proposals.app, name="proposals")
 
 
 def main() -> None:

@@ -399,7 +399,8 @@ def reliability(
     ] = None,
 ) -> None:
     """Replay the red-team attack classes (crashes, fact races, cross-workspace ids,
-    credentials, full disk, optionally the REST soak) and print their counts as JSON.
+    credentials, full disk, cross-agent tokens, prompt privacy, reads on a read-only home
+    and a full disk, optionally the REST soak) and print their counts as JSON.
     Exits 1 when any count misses its target (0 wrong)."""
     import tempfile
 

@@ -70,10 +70,11 @@ def recall(
     as_json: JsonOption = False,
 ) -> None:
     """Recall the facts that answer a question (the memory_recall tool)."""
+    from memdir.memory.reads import best_effort
     from memdir.tools import render_recall
 
     with state(ctx).open_memory() as memory:
-        memory.sync(optimize=False)
+        best_effort("bringing the index up to date", lambda: memory.sync(optimize=False), None)
         facts = memory.recall(query, category=category, as_of=as_of, limit=limit)
     if as_json:
         print_json(facts)
@@ -112,10 +113,11 @@ def facts_list(
     as_json: JsonOption = False,
 ) -> None:
     """List facts valid now (or --as-of), oldest first; --all shows their history too."""
+    from memdir.memory.reads import best_effort
     from memdir.tools import render_fact
 
     with state(ctx).open_memory() as memory:
-        memory.sync(optimize=False)
+        best_effort("bringing the index up to date", lambda: memory.sync(optimize=False), None)
         facts = memory.list_facts(category, as_of, include_superseded=all_, include_forgotten=all_)
     if as_json:
         print_json(facts)

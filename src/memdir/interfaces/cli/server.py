@@ -10,6 +10,7 @@ from typing import Annotated, Any
 import typer
 
 from memdir.interfaces.cli._app import err_console, state
+from memdir.interfaces.cli.extras import require_server
 
 log = logging.getLogger(__name__)
 
@@ -106,6 +107,7 @@ def serve_banner(home: Path, host: str, port: int, token: str, on_terminal: bool
 
 def mcp(ctx: typer.Context) -> None:
     """Serve the memory tools over MCP on stdin/stdout (for Claude Desktop, Cursor, ...)."""
+    require_server("mcp")
     from memdir.interfaces.mcp import run_stdio
 
     with state(ctx).open_memory() as memory:
@@ -120,6 +122,7 @@ def serve(
     """Serve the REST API (/api/v1), MCP over HTTP (/mcp) and the memory browser (/),
     with the file watcher and the curation scheduler (consolidation; the heartbeat when
     curate.heartbeat is on)."""
+    require_server("serve")
     from memdir.interfaces.http import load_or_create_token, watch_and_sync
     from memdir.interfaces.http.app import ServerLimits
     from memdir.interfaces.http.serve import serve as run_server

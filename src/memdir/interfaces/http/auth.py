@@ -24,8 +24,9 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from memdir.access import Principal
 from memdir.config import resolve_home
-from memdir.errors import ConfigError
+from memdir.errors import READ_ONLY_FIX, ConfigError, ReadOnlyHomeError
 from memdir.history import attributed
+from memdir.workspace.atomic import disk_errors
 
 log = logging.getLogger(__name__)
 
@@ -45,7 +46,14 @@ def load_or_create_token(home: str | os.PathLike[str] | None = None) -> str:
     """The API token of ``home``, created on first use (mode 0600)."""
     path = token_path(home)
     if not path.exists():
-        _create_token(path)
+        try:
+            with disk_errors(path):
+                _create_token(path)
+        except ReadOnlyHomeError as exc:
+            raise ReadOnlyHomeError(
+                f"the home has no API token ({str(path)!r}) and is read-only, so none can be "
+                f"created; {READ_ONLY_FIX.split('; ')[0]} once so `memdir serve` creates it"
+            ) from exc
     token = path.read_text(encoding="utf-8").strip()
     if len(token) < 16:
         raise ConfigError(

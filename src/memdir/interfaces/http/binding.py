@@ -28,6 +28,7 @@ from memdir.errors import MemdirError
 from memdir.interfaces.http.auth import PRINCIPAL
 from memdir.interfaces.http.memories import AgentMemories
 from memdir.interfaces.http.problems import problem_for
+from memdir.memory.proposals import acting_for_agent
 
 log = logging.getLogger(__name__)
 
@@ -63,7 +64,11 @@ class AgentBinding:
             await problem_for(exc, scope.get("path"))(scope, receive, send)
             return
         try:
-            await self.app(scope, receive, send)
+            if principal.is_admin:
+                await self.app(scope, receive, send)
+            else:  # an agent's token: a shared file's change becomes a proposal
+                with acting_for_agent():
+                    await self.app(scope, receive, send)
         finally:
             with anyio.CancelScope(shield=True):
                 await anyio.to_thread.run_sync(self.memories.release, agent)

@@ -16,6 +16,7 @@ from memdir.errors import (
     AccessDeniedError,
     ChatModelError,
     ConfigError,
+    ConflictError,
     ContextLengthError,
     DependencyError,
     DiskFullError,
@@ -27,6 +28,7 @@ from memdir.errors import (
     InvalidPathError,
     MemdirError,
     NotFoundError,
+    ReadOnlyHomeError,
     StoreError,
 )
 from memdir.tools import ToolError
@@ -44,9 +46,11 @@ STATUS_BY_ERROR: tuple[tuple[type[MemdirError], int], ...] = (
     (NotFoundError, 404),
     (AccessDeniedError, 403),
     (EditError, 409),
+    (ConflictError, 409),
     (IndexMismatchError, 409),
     (StoreError, 503),
     (DiskFullError, 507),
+    (ReadOnlyHomeError, 503),
     (EmbeddingError, 503),
     (DependencyError, 501),
     (ContextLengthError, 413),
@@ -64,6 +68,7 @@ PROBLEM_SCHEMA: dict[str, object] = {
         "status": {"type": "integer"},
         "detail": {"type": "string", "description": "What happened and what to do next."},
         "instance": {"type": "string", "description": "The request path."},
+        "code": {"type": "string", "description": "The kind of error, e.g. conflict."},
     },
     "required": ["type", "title", "status", "detail"],
 }
@@ -72,13 +77,14 @@ _PROBLEM_STATUSES = {
     401: "Missing or wrong bearer token",
     403: "The token may not act for that agent or workspace",
     404: "No such file, fact, session or route",
-    409: "The edit text is missing or ambiguous, or the index was built by another embedder",
+    409: "The edit text is missing or ambiguous, the file changed since it was read (or "
+    "already exists), or the index was built by another embedder",
     413: "The request body is too large",
     422: "Invalid arguments",
     500: "Unexpected error (see the server log)",
     501: "Feature not available",
     502: "The chat model failed",
-    503: "The index database or the embedder is unavailable",
+    503: "The index database or the embedder is unavailable, or the home is read-only",
     507: "The disk is full; nothing was written",
 }
 PROBLEM_RESPONSES: dict[int | str, dict[str, object]] = {
@@ -98,6 +104,7 @@ REST_STEP_NAMES = {
     "recall": "GET /api/v1/facts/recall (or GET /api/v1/facts)",
     "replace_all": 'send "replace_all": true',
     "list_sessions": "`memdir session list` on the server",
+    "reread": 'GET /api/v1/files/{path} (its "sha256" is the new expected_sha256)',
 }
 """How the REST API names each next step an error can point to (``memdir.errors.Action``)."""
 
@@ -117,10 +124,13 @@ def problem(
     type_: str = "about:blank",
     instance: str | None = None,
     headers: Mapping[str, str] | None = None,
+    code: str | None = None,
 ) -> JSONResponse:
     body: dict[str, object] = {"type": type_, "title": title, "status": status, "detail": detail}
     if instance:
         body["instance"] = instance
+    if code:
+        body["code"] = code  # the error's kind alone, e.g. "conflict" (the end of ``type``)
     return JSONResponse(body, status_code=status, media_type=PROBLEM_TYPE, headers=headers)
 
 
@@ -141,9 +151,9 @@ def problem_for(error: MemdirError, instance: str | None = None) -> JSONResponse
     title = re.sub(r"(?<!^)(?=[A-Z])", " ", name.removesuffix("Error")).capitalize()
     if status >= 500 and status != 501:
         log.error("request %s failed: %s", instance, error)
-    return problem(
-        status, title, error.describe(REST_STEP_NAMES), TYPE_PREFIX + _slug(name), instance
-    )
+    slug = _slug(name)
+    detail = error.describe(REST_STEP_NAMES)
+    return problem(status, title, detail, TYPE_PREFIX + slug, instance, code=slug)
 
 
 async def _on_memdir_error(request: Request, exc: Exception) -> JSONResponse:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import os
+import sys
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -18,12 +19,13 @@ from typing import Protocol
 import uvicorn
 
 from memdir.config import resolve_home
-from memdir.errors import MemdirError
+from memdir.errors import READ_ONLY_FIX, MemdirError
 from memdir.index import Watcher
 from memdir.interfaces.http.app import ServerLimits, create_app
 from memdir.interfaces.http.memories import AgentMemories, MemoryOpener
 from memdir.machine import limit_malloc_arenas
 from memdir.memory import Memory
+from memdir.memory.reads import best_effort, read_only_home
 from memdir.workspace import Workspace
 
 log = logging.getLogger(__name__)
@@ -115,10 +117,20 @@ def serve(
     """
     limit_malloc_arenas()  # before the request and service threads start
     home_path = resolve_home(home)
-    Workspace(home_path).seed()  # first run: the global workspace and its bootstrap files
+    read_only = read_only_home(home_path)
+    if read_only:  # reads answer from the files and index as they are; writes are refused
+        sys.stderr.write(
+            f"memdir serve: the home {str(home_path)!r} is read-only: serving reads only "
+            "(search, recall, get, prompt; no file watcher); writes answer 503 until the "
+            f"home is writable. To write, {READ_ONLY_FIX}\n"
+        )
+    else:  # first run: the global workspace and its bootstrap files (a full disk: later)
+        best_effort("seeding the global workspace", lambda: Workspace(home_path).seed(), None)
     app = create_app(home_path, agent=agent, open_memory=open_memory, host=host, limits=limits)
     memories: AgentMemories = app.state.memories
     factories = [watch_and_sync()] if services is None else list(services)
+    if read_only:
+        factories = []
     running = [s for s in (factory(memories) for factory in factories) if s is not None]
     for service in running:
         service.start()

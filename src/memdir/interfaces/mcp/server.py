@@ -10,7 +10,7 @@ from __future__ import annotations
 import functools
 import logging
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import anyio
 import mcp_types as types
@@ -18,11 +18,15 @@ from mcp.server.lowlevel import Server
 from mcp.server.stdio import stdio_server
 from mcp.shared.exceptions import MCPError
 
+from memdir.access import Principal
 from memdir.errors import MemdirError, NotFoundError
 from memdir.history import attributed
 from memdir.interfaces.http.auth import PRINCIPAL
+from memdir.memory.proposals import acting_for_agent
 from memdir.tools import TOOL_STEP_NAMES, TOOLS, ToolError, ToolResult, call_tool_result
 from memdir.version import __version__
+
+T = TypeVar("T")
 
 if TYPE_CHECKING:
     from memdir.memory import Memory
@@ -118,6 +122,21 @@ def _attributed_call(
         return call_tool_result(memory, name, arguments)
 
 
+def _as_caller(ctx: Any, fn: Callable[..., T]) -> Callable[..., T]:
+    """``fn`` as the token of the HTTP request carrying this message may act: an agent's
+    own token changes no shared file (``memory.proposals``); stdio is a person's."""
+    scope = getattr(getattr(ctx, "request", None), "scope", None) or {}
+    principal = scope.get(PRINCIPAL)
+    if not isinstance(principal, Principal) or principal.is_admin:
+        return fn
+
+    def run(*args: Any) -> T:
+        with acting_for_agent():
+            return fn(*args)
+
+    return run
+
+
 def _text_result(
     text: str, is_error: bool = False, data: dict[str, Any] | None = None
 ) -> types.CallToolResult:
@@ -143,7 +162,11 @@ def build_server(resolve: MemoryResolver, name: str = "memdir") -> Server[Any]:
         try:
             memory = await memory_for(ctx)
             result = await anyio.to_thread.run_sync(
-                _attributed_call, _who(ctx), memory, params.name, params.arguments or {}
+                _as_caller(ctx, _attributed_call),
+                _who(ctx),
+                memory,
+                params.name,
+                params.arguments or {},
             )
         except (ToolError, MemdirError) as exc:
             log.info("tool %s failed: %s", params.name, exc)

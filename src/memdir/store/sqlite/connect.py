@@ -13,7 +13,9 @@ exponential backoff before a ``StoreError`` reaches the caller.
 
 from __future__ import annotations
 
+import errno
 import logging
+import os
 import shutil
 import sqlite3
 import time
@@ -23,7 +25,13 @@ from pathlib import Path
 from types import ModuleType
 from typing import TypeVar, cast
 
-from memdir.errors import DiskFullError, MemdirError, StoreError
+from memdir.errors import (
+    READ_ONLY_FIX,
+    DiskFullError,
+    MemdirError,
+    ReadOnlyHomeError,
+    StoreError,
+)
 from memdir.store.identity import REBUILD_HINT
 
 log = logging.getLogger(__name__)
@@ -50,6 +58,7 @@ class Connection:
     conn: sqlite3.Connection
     driver: str  # "sqlean" or "sqlite3"
     errors: tuple[type[Exception], ...]  # the driver's DatabaseError classes
+    read_only: bool = False  # opened read-only: the home cannot be written
 
 
 def warn_once(key: str, message: str) -> None:
@@ -71,13 +80,49 @@ def _driver() -> ModuleType:
     return cast(ModuleType, sqlean)
 
 
+_READ_ONLY_ERRNOS = frozenset({errno.EROFS, errno.EACCES, errno.EPERM})
+
+
+def writable(path: Path) -> bool:
+    """Whether this process may write the database ``path`` (and its WAL beside it)."""
+    folder = path.parent
+    if not os.access(folder, os.W_OK):
+        return False
+    return not path.exists() or os.access(path, os.W_OK)
+
+
+def is_read_only(exc: OSError) -> bool:
+    """A read-only file system, or a folder or file this user may not write."""
+    return exc.errno in _READ_ONLY_ERRNOS
+
+
+def read_only_error(path: Path, cause: object) -> ReadOnlyHomeError:
+    return ReadOnlyHomeError(
+        f"cannot write {str(path)!r}: the home is read-only ({cause}); nothing was "
+        f"changed. To write, {READ_ONLY_FIX}"
+    )
+
+
+def ensure_folder(path: Path) -> None:
+    """Create the folder of the database ``path`` (a read-only home: ``ReadOnlyHomeError``)."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        if is_read_only(exc):
+            raise read_only_error(path.parent, exc.strerror) from exc
+        raise
+
+
 def connect(path: Path, *, cache_kib: int = CACHE_KIB) -> Connection:
     """Open ``path`` with WAL, a busy timeout and foreign keys; ``cache_kib`` sizes the
-    connection's page cache."""
+    connection's page cache. A database this process may not write (a read-only home) is
+    opened read-only: reads answer, writes raise ``ReadOnlyHomeError``."""
     driver = _driver()
     errors: tuple[type[Exception], ...] = (sqlite3.DatabaseError,)
     if driver is not sqlite3:
         errors = (*errors, cast(type[Exception], driver.DatabaseError))
+    if not writable(path):
+        return _connect_read_only(driver, path, errors, cache_kib, "a read-only home")
     try:
         conn = cast(
             sqlite3.Connection,
@@ -98,18 +143,81 @@ def connect(path: Path, *, cache_kib: int = CACHE_KIB) -> Connection:
         conn.execute(f"PRAGMA cache_size = -{int(cache_kib)}")
     except errors as exc:
         conn.close()
-        raise database_error(path, exc) from exc
+        error = database_error(path, exc)
+        if isinstance(error, DiskFullError) and path.exists():  # no room for its WAL: read
+            return _connect_read_only(driver, path, errors, cache_kib, "the disk is full")
+        raise error from exc
     return Connection(conn=conn, driver=driver.__name__, errors=errors)
 
 
-def _io_error_on_full_disk(path: Path, text: str) -> bool:
-    """SQLite reports a full disk as "disk I/O error" when the WAL index cannot grow."""
-    if "disk i/o error" not in text:
-        return False
+def _connect_read_only(
+    driver: ModuleType, path: Path, errors: tuple[type[Exception], ...], cache_kib: int, why: str
+) -> Connection:
+    """Open ``path`` read-only: ``mode=ro`` reads a WAL left beside it; when its shared
+    memory cannot be created (a read-only folder), ``immutable=1`` reads the file alone
+    (nobody can write it either)."""
+    if not path.exists():
+        raise read_only_error(path, "the database does not exist yet and cannot be created")
+    warn_once(
+        f"read-only:{path.parent}",
+        f"{path.parent} cannot be written ({why}): the index is read as it is, "
+        "writes are refused and access counts are not kept",
+    )
+    last: Exception | None = None
+    for query in ("mode=ro", "mode=ro&immutable=1"):
+        try:
+            conn = cast(
+                sqlite3.Connection,
+                driver.connect(
+                    f"{path.resolve().as_uri()}?{query}", uri=True,
+                    timeout=BUSY_TIMEOUT_MS / 1000, check_same_thread=False,
+                    isolation_level=None,
+                ),
+            )  # fmt: skip
+        except errors as exc:
+            last = exc
+            continue
+        try:
+            conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+            conn.execute("SELECT count(*) FROM sqlite_master").fetchone()  # opens the file
+            conn.execute("PRAGMA foreign_keys = ON")
+            conn.execute(f"PRAGMA cache_size = -{int(cache_kib)}")
+        except errors as exc:
+            conn.close()
+            last = exc
+            continue
+        return Connection(conn=conn, driver=driver.__name__, errors=errors, read_only=True)
+    raise database_error(path, last or RuntimeError("cannot open"))
+
+
+def _disk_full(path: Path) -> bool:
     try:
         return shutil.disk_usage(path.parent).free < FULL_DISK_BYTES
     except OSError:
         return False
+
+
+def reopened(db: Connection, path: Path, cache_kib: int = CACHE_KIB) -> Connection:
+    """``db``, or a writable connection in its place once a database opened read-only (a
+    full disk, a read-only home) can be written again (its old one is closed): an
+    ``immutable`` read would not see the writes that follow."""
+    if not db.read_only or not writable(path) or _disk_full(path):
+        return db
+    try:
+        fresh = connect(path, cache_kib=cache_kib)
+    except MemdirError:
+        return db
+    if fresh.read_only:
+        fresh.conn.close()
+        return db
+    log.info("%s can be written again: reopened read-write", path)
+    db.conn.close()
+    return fresh
+
+
+def _io_error_on_full_disk(path: Path, text: str) -> bool:
+    """SQLite reports a full disk as "disk I/O error" when the WAL index cannot grow."""
+    return "disk i/o error" in text and _disk_full(path)
 
 
 def database_error(path: Path, exc: BaseException, what: str = "index database") -> MemdirError:
@@ -117,6 +225,13 @@ def database_error(path: Path, exc: BaseException, what: str = "index database")
     text = str(exc).lower()
     if is_locked(exc):
         return StoreError(f"the {what} {str(path)!r} is locked: {exc}")
+    if ("readonly" in text or "read-only" in text) and _disk_full(path):
+        return DiskFullError(
+            f"the {what} {str(path)!r} cannot grow: the disk is full; nothing was changed. "
+            f"Free some space on the disk of {str(path.parent)!r} and try again"
+        )
+    if "readonly" in text or "read-only" in text:
+        return read_only_error(path, exc)
     if "disk is full" in text or "disk full" in text or _io_error_on_full_disk(path, text):
         return DiskFullError(
             f"the {what} {str(path)!r} cannot grow: the disk is full ({exc}); nothing was "

@@ -48,6 +48,8 @@ from memdir.store.sqlite.connect import (
     Connection,
     connect,
     delete_database,
+    ensure_folder,
+    reopened,
     run,
 )
 from memdir.store.sqlite.keywords.ranker import KeywordRanker
@@ -114,7 +116,7 @@ class SqliteStore:
             raise InvalidInputError(
                 f"unknown tokenizer {wanted!r}; use one of {sorted(TOKENIZERS)}"
             )
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        ensure_folder(self.path)
         self._db = connect(self.path)
         try:
             self._prepare()
@@ -172,6 +174,7 @@ class SqliteStore:
     def _conn(self) -> Connection:
         if self._db is None:
             raise StoreError(f"the index store {str(self.path)!r} is not open; call open() first")
+        self._db = reopened(self._db, self.path)  # read-only until it can be written again
         return self._db
 
     def _read(self, fn: Callable[[sqlite3.Connection], T]) -> T:
@@ -192,6 +195,7 @@ class SqliteStore:
             db = self._sides.get(side)
             if db is None:
                 db = self._sides[side] = connect(self.path, cache_kib=READER_CACHE_KIB)
+            db = self._sides[side] = reopened(db, self.path, READER_CACHE_KIB)
             return run(db, self.path, fn, "BEGIN" if snapshot else None)
 
     def _write(self, fn: Callable[[sqlite3.Connection], T]) -> T:

@@ -19,7 +19,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TypeVar
 
-from memdir.errors import MemdirError, StoreError
+from memdir.errors import DiskFullError, MemdirError, ReadOnlyHomeError, StoreError
 from memdir.store.contracts import EmbedderIdentity, KeywordQuery
 from memdir.store.fact_records import Fact, FactEvent, FactFilter, FactStamp, RetiredLine, Vector
 from memdir.store.fact_rows import identity_rows
@@ -28,13 +28,16 @@ from memdir.store.sqlite.connect import (
     Connection,
     connect,
     database_error,
+    ensure_folder,
+    reopened,
     retry_locked,
     run,
+    warn_once,
 )
 from memdir.store.sqlite.facts import sql
 from memdir.store.sqlite.facts.accesses import AccessCounts, try_write
 from memdir.store.sqlite.facts.vectors import FactMatrix, check_dimensions, vector_blob
-from memdir.store.sqlite.migrations import FACT_MIGRATIONS, advance
+from memdir.store.sqlite.migrations import FACT_MIGRATIONS, advance, pending
 
 T = TypeVar("T")
 logger = logging.getLogger(__name__)
@@ -67,10 +70,12 @@ class SqliteFactStore:
     def connect(self) -> None:
         if self._db is not None:
             return
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        ensure_folder(self.path)
         self._db = connect(self.path)
+        where = str(self.path)
         try:
-            self._write(lambda c: advance(c, FACT_MIGRATIONS, "fact_migrations", str(self.path)))
+            if self._read(lambda c: bool(pending(c, FACT_MIGRATIONS, "fact_migrations", where))):
+                self._write(lambda c: advance(c, FACT_MIGRATIONS, "fact_migrations", where))
         except BaseException:
             self.close()
             raise
@@ -101,6 +106,8 @@ class SqliteFactStore:
     def _conn(self) -> Connection:
         if self._db is None:
             raise StoreError(f"the facts store {str(self.path)!r} is not open; call open() first")
+        if not self._in_transaction:  # read-only until it can be written again
+            self._db = reopened(self._db, self.path)
         return self._db
 
     def _run(self, fn: Callable[[sqlite3.Connection], T], write: bool) -> T:
@@ -254,8 +261,16 @@ class SqliteFactStore:
         """Count an access to each fact (``accesses``: written when the database is free,
         or by ``close``)."""
         with self._lock:
+            if self._conn().read_only:  # said once when the database was opened
+                return
             self._accesses.count(ids, when)
-            self._flush_accesses(wait=self._in_transaction)
+            try:
+                self._flush_accesses(wait=self._in_transaction)
+            except (DiskFullError, ReadOnlyHomeError) as exc:  # statistics: the read goes on
+                self._accesses.clear()
+                if self._in_transaction:  # a save's transaction fails as a whole
+                    raise
+                warn_once(f"accesses:{self.path}", f"fact access counts are not kept: {exc}")
 
     def _flush_accesses(self, wait: bool) -> None:
         db = self._conn()

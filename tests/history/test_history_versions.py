@@ -227,3 +227,16 @@ def test_a_fact_update_by_id_is_a_version(home: Path) -> None:
         newest = memory.history_versions()[0]
     assert (newest.tool, newest.reason, newest.agent) == ("memory_update_fact", "moved", "coder")
     assert "+- The standup is at ten." in git(home, "show", newest.id)
+
+
+def test_inserts_renames_and_checked_writes_are_versions(home: Path) -> None:
+    with open_memory(home) as memory:
+        memory.write_file("memory/plan.md", "- one\n", create_only=True)
+        memory.insert_lines("memory/plan.md", 0, "# Plan")
+        sha = memory.read_text("memory/plan.md").sha256
+        memory.write_file("memory/plan.md", "# Plan\n- two\n", expected_sha256=sha)
+        memory.rename_file("memory/plan.md", "memory/roadmap.md")
+        tools = [v.tool for v in memory.history_versions()][:4]
+        moved = memory.history_versions()[0]
+    assert tools == ["rename_file", "write_file", "insert_lines", "write_file"]
+    assert set(moved.paths) == {"memory/plan.md", "memory/roadmap.md"}

@@ -43,7 +43,7 @@ from memdir.interfaces.http.routes import MemoryDep
 log = logging.getLogger(__name__)
 
 STATIC_DIR = Path(__file__).parent / "static"
-PAGE_PATHS = ("/", "/index.html")
+PAGE_PATHS = ("/", "/index.html", "/favicon.ico")
 STATIC_PREFIX = "/static/"
 WILDCARD_HOSTS = {"": "127.0.0.1", "0.0.0.0": "127.0.0.1", "::": "::1"}
 SECURITY_HEADERS = {
@@ -136,11 +136,17 @@ async def _index(request: Request) -> Response:
     return FileResponse(STATIC_DIR / "index.html", media_type="text/html")
 
 
+async def _favicon(request: Request) -> Response:
+    """The page's icon, also at the address browsers ask for unprompted (no 401 logged)."""
+    return FileResponse(STATIC_DIR / "favicon.svg", media_type="image/svg+xml")
+
+
 def _pages_app() -> Starlette:
     return Starlette(
         routes=[
             Route("/", _index, methods=["GET", "HEAD"]),
             Route("/index.html", _index, methods=["GET", "HEAD"]),
+            Route("/favicon.ico", _favicon, methods=["GET", "HEAD"]),
             Mount("/static", StaticFiles(directory=STATIC_DIR), name="static"),
         ]
     )

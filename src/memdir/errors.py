@@ -14,6 +14,7 @@ tool error, the REST API answers with problem JSON.
     ├── NotFoundError            missing file, fact, session or agent
     ├── AccessDeniedError        a token may not act for that agent or workspace
     ├── EditError                old text missing or ambiguous in an edit
+    ├── ConflictError            the file changed since the caller read it, or already exists
     ├── StoreError               database problems (open, corrupt, locked)
     │   └── IndexMismatchError   index built with another embedder or dimension
     ├── DiskFullError            no space left (or quota, or file size limit): nothing written
@@ -37,7 +38,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Literal, get_args
 
-Action = Literal["list_files", "read_file", "write_file", "recall", "replace_all", "list_sessions"]
+Action = Literal[
+    "list_files", "read_file", "write_file", "recall", "replace_all", "list_sessions", "reread"
+]
 """What a next step can point to; every edge's vocabulary names each one."""
 
 ACTIONS: tuple[str, ...] = get_args(Action)
@@ -49,6 +52,7 @@ PYTHON_STEP_NAMES: Mapping[str, str] = {
     "recall": "Memory.recall(query)",
     "replace_all": "pass replace_all=True",
     "list_sessions": "Memory.sessions()",
+    "reread": "Memory.read_text(path) (its .sha256 is the new expected_sha256)",
 }
 
 
@@ -114,6 +118,11 @@ class AccessDeniedError(MemdirError):
 
 class EditError(MemdirError):
     """An exact find-and-replace edit could not be applied."""
+
+
+class ConflictError(MemdirError):
+    """A write lost a race: the file changed since the caller read it (its sha256 is not
+    ``expected_sha256``), or a create-only write or a rename found the path taken."""
 
 
 class StoreError(MemdirError):

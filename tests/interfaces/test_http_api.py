@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+
 import httpx
 import pytest
 from support_interfaces import LiveServer, needs_facts
@@ -71,11 +73,13 @@ def test_search_finds_a_daily_note_written_through_the_api(api: httpx.Client) ->
 
 def test_files_write_read_slice_edit_and_list(api: httpx.Client) -> None:
     path = "/api/v1/files/notes/plan.md"
+    sha = hashlib.sha256(b"a\nb\nc\n").hexdigest()
     assert api.put(path, json={"content": "a\nb\nc\n"}).json() == {
         "path": "notes/plan.md",
         "chars": 6,
+        "sha256": sha,
     }
-    assert api.get(path).json() == {"path": "notes/plan.md", "content": "a\nb\nc\n"}
+    assert api.get(path).json() == {"path": "notes/plan.md", "content": "a\nb\nc\n", "sha256": sha}
     part = api.get(path, params={"from": 2, "lines": 1}).json()
     assert part["start_line"] == 2
     assert part["end_line"] == 2

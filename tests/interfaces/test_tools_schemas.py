@@ -16,7 +16,11 @@ DESIGN_TOOLS = (
     # beyond DESIGN.md's list: the first-run ritual and the prompt's files (docs/mcp.md)
     "memory_finish_ritual", "memory_context", "memory_set_prompt_file",
 )  # fmt: skip
-ADDED_TOOLS = ("memory_list_facts", "memory_recent")  # listing facts; what changed lately
+ADDED_TOOLS = (
+    "memory_list_facts", "memory_recent",  # listing facts; what changed lately
+    # changes without a read-modify-write race (docs/mcp.md, "Files")
+    "memory_insert", "memory_rename_file", "memory_delete_file", "memory_append_daily",
+)  # fmt: skip
 
 
 def test_the_tools_are_the_ones_design_names_then_the_added_ones() -> None:

@@ -41,7 +41,9 @@ from memdir.workspace import (
     NoteLocation,
     PromptFile,
     Workspace,
+    revisions,
 )
+from memdir.workspace.revisions import FileText
 from memdir.workspace.sources import cite_path
 
 if TYPE_CHECKING:  # curation, sessions and models load when used: a search never needs them
@@ -200,18 +202,60 @@ class Memory:
         workspace, relative = self._locate(path)
         return workspace.read_file(relative)
 
-    def write_file(self, path: str, content: str) -> str:
+    def read_text(self, path: str) -> FileText:
+        """A whole file with the SHA-256 of its text (``.sha256``): pass that back as
+        ``expected_sha256`` to write, edit, insert into, rename or delete the file only if
+        nobody changed it since. ``path`` as for :meth:`get`."""
+        self._require_home()
+        workspace, relative = self._locate(path)
+        text = revisions.read_text(workspace, relative)
+        return replace(text, path=self._cited(workspace, text.path))
+
+    def write_file(
+        self,
+        path: str,
+        content: str,
+        *,
+        expected_sha256: str | None = None,
+        create_only: bool = False,
+    ) -> str:
         """Create or replace a file atomically; content that adds a credential is refused.
         The file is searchable when this returns (``memory.writes``).
 
+        ``create_only=True`` writes only a new file; ``expected_sha256`` (from
+        :meth:`read_text`) replaces the file only if it still holds what was read.
+        Either raises ``ConflictError`` otherwise, and nothing is written.
         Writing the last file the first-run ritual asks for ends it (BOOTSTRAP.md goes).
         """
-        return self.writes.write_file(path, content)
+        return self.writes.write_file(path, content, expected_sha256, create_only)
 
-    def edit_file(self, path: str, old_text: str, new_text: str, replace_all: bool = False) -> int:
+    def edit_file(
+        self,
+        path: str,
+        old_text: str,
+        new_text: str,
+        replace_all: bool = False,
+        *,
+        expected_sha256: str | None = None,
+    ) -> int:
         """Exact find-and-replace; an edit whose result holds a new credential is refused
-        (even when the credential is assembled from the old text and the new)."""
-        return self.writes.edit_file(path, old_text, new_text, replace_all)
+        (even when the credential is assembled from the old text and the new).
+        ``expected_sha256``: only if the file still holds what was read."""
+        return self.writes.edit_file(path, old_text, new_text, replace_all, expected_sha256)
+
+    def insert_lines(
+        self, path: str, line: int, text: str, *, expected_sha256: str | None = None
+    ) -> FileText:
+        """Insert ``text`` as whole lines after line ``line`` (0: before the first line);
+        returns the file as it is now, with its new ``sha256``."""
+        return self.writes.insert_lines(path, line, text, expected_sha256)
+
+    def rename_file(
+        self, old_path: str, new_path: str, *, expected_sha256: str | None = None
+    ) -> tuple[str, str]:
+        """Move a file of this workspace to ``new_path``, never over an existing file
+        (``ConflictError``); returns both paths. The index follows."""
+        return self.writes.rename_file(old_path, new_path, expected_sha256)
 
     def append_daily(self, text: str, date: datetime | None = None) -> NoteLocation:
         """Append to today's (or ``date``'s) daily note under a lock; returns where it landed.
@@ -220,9 +264,10 @@ class Memory:
         """
         return self.writes.append_daily(text, date)
 
-    def delete_file(self, path: str) -> None:
-        """Delete a file of this workspace (never a global file read by fallback)."""
-        self.writes.delete_file(path)
+    def delete_file(self, path: str, *, expected_sha256: str | None = None) -> None:
+        """Delete a file of this workspace (never a global file read by fallback); with
+        ``expected_sha256``, only if it still holds what was read. It leaves the index."""
+        self.writes.delete_file(path, expected_sha256)
 
     # -- prompt --------------------------------------------------------------------
     def _prompt_inputs(

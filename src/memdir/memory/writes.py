@@ -22,7 +22,7 @@ import logging
 from datetime import datetime
 
 from memdir.config import Settings
-from memdir.errors import MemdirError
+from memdir.errors import InvalidInputError, MemdirError
 from memdir.facts import Fact, FactBook, SaveOutcome
 from memdir.facts.replay import text_sha
 from memdir.facts.safety import check_fact_text, reject_new_secrets, reject_secrets
@@ -31,12 +31,15 @@ from memdir.memory.indexing import Indexer
 from memdir.memory.paths import own_path
 from memdir.store.fact_records import Vector
 from memdir.workspace import (
+    ContentCheck,
     NoteLocation,
     Workspace,
     daily_note_name,
     is_memory_path,
+    revisions,
     validate_relative_path,
 )
+from memdir.workspace.revisions import FileText
 
 log = logging.getLogger(__name__)
 
@@ -59,27 +62,92 @@ class WritePath:
         self.freshness = freshness
 
     # -- files ---------------------------------------------------------------------------
-    def write_file(self, path: str, content: str) -> str:
-        """Create or replace a file atomically; returns its workspace path."""
-        written = self.workspace.write_file(own_path(path, self.source), content, check=_checked)
+    def write_file(
+        self,
+        path: str,
+        content: str,
+        expected_sha256: str | None = None,
+        create_only: bool = False,
+    ) -> str:
+        """Create or replace a file atomically; returns its workspace path.
+
+        ``create_only``: only if no file is there; ``expected_sha256``: only if the file
+        still holds the text the caller read (``workspace.revisions``).
+        """
+        own = own_path(path, self.source)
+        expected = revisions.check_expected(expected_sha256)
+        if create_only and expected is not None:
+            raise InvalidInputError(
+                "pass create_only or expected_sha256, not both: create-only writes a new "
+                "file, expected_sha256 replaces the file you read"
+            )
+        if create_only:
+            written = revisions.create_new(self.workspace, own, content, _checked)
+        elif expected is not None:
+            change = revisions.replace_text(content)
+            written, _ = revisions.modify(self.workspace, own, change, expected, _checked)
+        else:
+            written = self.workspace.write_file(own, content, check=_checked)
         self.indexed(written)
         self.workspace.finish_ritual_if_done()
         return written
 
-    def edit_file(self, path: str, old_text: str, new_text: str, replace_all: bool) -> int:
-        """Exact find-and-replace; returns how many occurrences were replaced."""
+    def edit_file(
+        self,
+        path: str,
+        old_text: str,
+        new_text: str,
+        replace_all: bool,
+        expected_sha256: str | None = None,
+    ) -> int:
+        """Exact find-and-replace; returns how many occurrences were replaced.
+
+        With ``expected_sha256`` the edit applies only to the text the caller read."""
         own = own_path(path, self.source)
+        expected = revisions.check_expected(expected_sha256)
+        check: ContentCheck = _checked
+        if expected is not None:
+            revisions.expect_current(self.workspace, own, expected)  # before the text search
+            check = _expecting(expected)
         count = self.workspace.edit_file(
-            own, old_text, new_text, replace_all=replace_all, check=_checked
+            own, old_text, new_text, replace_all=replace_all, check=check
         )
         self.indexed(own)
         self.workspace.finish_ritual_if_done()
         return count
 
-    def delete_file(self, path: str) -> None:
+    def insert_lines(
+        self, path: str, line: int, text: str, expected_sha256: str | None = None
+    ) -> FileText:
+        """Insert ``text`` after line ``line`` (0: before the first); the text after."""
         own = own_path(path, self.source)
-        self.workspace.delete_file(own)
+        expected = revisions.check_expected(expected_sha256)
+        change = revisions.insert_lines(line, text)
+        written, after = revisions.modify(self.workspace, own, change, expected, _checked)
+        self.indexed(written)
+        self.workspace.finish_ritual_if_done()
+        return FileText(written, after, revisions.content_sha256(after))
+
+    def delete_file(self, path: str, expected_sha256: str | None = None) -> None:
+        own = own_path(path, self.source)
+        expected = revisions.check_expected(expected_sha256)
+        if expected is None:
+            self.workspace.delete_file(own)
+        else:
+            own = revisions.delete_checked(self.workspace, own, expected)
         self.indexed(own)
+
+    def rename_file(
+        self, old_path: str, new_path: str, expected_sha256: str | None = None
+    ) -> tuple[str, str]:
+        """Move a file to a free path (never over another file); both paths. The old
+        path leaves the index and the new one enters it."""
+        old, new = own_path(old_path, self.source), own_path(new_path, self.source)
+        expected = revisions.check_expected(expected_sha256)
+        moved = revisions.rename_file(self.workspace, old, new, expected)
+        for changed in moved:
+            self.indexed(changed)
+        return moved
 
     def append_daily(self, text: str, date: datetime | None = None) -> NoteLocation:
         if isinstance(text, str):
@@ -128,3 +196,13 @@ class WritePath:
 def _checked(relative: str, before: str, after: str) -> None:
     """Refuse a write or edit whose result holds a credential the file did not hold."""
     reject_new_secrets(before, after, f"the change to {relative!r}")
+
+
+def _expecting(expected: str) -> ContentCheck:
+    """``_checked``, and the text before must be the one the caller read."""
+
+    def check(relative: str, before: str, after: str) -> None:
+        revisions.check_unchanged(expected, relative, before)
+        _checked(relative, before, after)
+
+    return check

@@ -194,9 +194,22 @@ class MemoryReadFileArgs(_Args):
     path: str = _PATH
 
 
+_EXPECTED_SHA256 = Field(
+    None,
+    min_length=64,
+    max_length=64,
+    description="The sha256 memory_read_file returned: the change applies only if the file "
+    "still holds that text (if it changed, nothing is written: read it again).",
+)
+
+
 class MemoryWriteFileArgs(_Args):
     path: str = _PATH
     content: str = Field(max_length=MAX_CONTENT_CHARS, description="The whole new file content.")
+    expected_sha256: str | None = _EXPECTED_SHA256
+    create_only: bool = Field(
+        False, description="Only create a new file; fail (nothing written) if it exists."
+    )
 
 
 class MemoryEditFileArgs(_Args):
@@ -206,6 +219,7 @@ class MemoryEditFileArgs(_Args):
     )
     new_text: str = Field(max_length=MAX_CONTENT_CHARS, description="Replacement text.")
     replace_all: bool = Field(False, description="Replace every occurrence, not just one.")
+    expected_sha256: str | None = _EXPECTED_SHA256
 
 
 class MemoryFinishRitualArgs(_Args):

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from memdir.tools import args, outputs, runners
+from memdir.tools.file_tools import FILE_TOOLS
 from memdir.tools.host import ToolHost
 from memdir.tools.spec import ToolError, ToolResult, ToolSpec
 
@@ -81,7 +82,8 @@ TOOLS: tuple[ToolSpec[Any], ...] = (
     ToolSpec(
         "memory_read_file",
         "Read a whole workspace file (e.g. MEMORY.md, USER.md, memory/2024-05-01.md). Use "
-        "it before editing so you can copy the exact text to replace.",
+        "it before editing so you can copy the exact text to replace. The structured "
+        "result carries the file's sha256: pass it as expected_sha256 to a change.",
         args.MemoryReadFileArgs,
         runners.run_read_file,
         output_model=outputs.FileRead,
@@ -90,7 +92,9 @@ TOOLS: tuple[ToolSpec[Any], ...] = (
         "memory_write_file",
         "Create or replace a whole workspace Markdown file atomically. Prefer "
         "memory_edit_file for changes to an existing file, and memory_save for single facts. "
-        "The result says whether the file was created or overwritten, its size and time.",
+        "create_only writes a new file only; expected_sha256 replaces only the text you "
+        "read. The result says whether the file was created or overwritten, its size, time "
+        "and sha256.",
         args.MemoryWriteFileArgs,
         runners.run_write_file,
         read_only=False,
@@ -159,6 +163,7 @@ TOOLS: tuple[ToolSpec[Any], ...] = (
         args.MemoryRecentArgs,
         runners.run_recent,
     ),
+    *FILE_TOOLS,
 )
 TOOLS_BY_NAME: dict[str, ToolSpec[Any]] = {tool.name: tool for tool in TOOLS}
 

@@ -15,7 +15,8 @@ from memdir.facts import Fact, RecalledFact, SaveOutcome
 from memdir.facts.activity import RecentActivity
 from memdir.prompt import ContextReport
 from memdir.search import SearchResults
-from memdir.workspace import FileInfo, FileSlice, PromptFile
+from memdir.workspace import FileInfo, FileSlice, NoteLocation, PromptFile
+from memdir.workspace.revisions import FileText
 
 Scope = Literal["agent", "global", "all"]
 """How far a search reaches: the session's workspace and the global one (``agent``), the
@@ -66,11 +67,38 @@ class ToolHost(Protocol):
 
     def read_file(self, path: str) -> str: ...
 
-    def write_file(self, path: str, content: str) -> str: ...
+    def read_text(self, path: str) -> FileText: ...
+
+    def write_file(
+        self,
+        path: str,
+        content: str,
+        *,
+        expected_sha256: str | None = None,
+        create_only: bool = False,
+    ) -> str: ...
 
     def edit_file(
-        self, path: str, old_text: str, new_text: str, replace_all: bool = False
+        self,
+        path: str,
+        old_text: str,
+        new_text: str,
+        replace_all: bool = False,
+        *,
+        expected_sha256: str | None = None,
     ) -> int: ...
+
+    def insert_lines(
+        self, path: str, line: int, text: str, *, expected_sha256: str | None = None
+    ) -> FileText: ...
+
+    def rename_file(
+        self, old_path: str, new_path: str, *, expected_sha256: str | None = None
+    ) -> tuple[str, str]: ...
+
+    def delete_file(self, path: str, *, expected_sha256: str | None = None) -> None: ...
+
+    def append_daily(self, text: str, date: datetime | None = None) -> NoteLocation: ...
 
     def finish_ritual(self) -> bool: ...
 

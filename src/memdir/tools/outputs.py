@@ -135,9 +135,13 @@ class FileMeta(_Output):
         return cls(path=info.path, bytes=info.bytes, updated_at=info.updated_at)
 
 
+_SHA256 = Field(description="sha256 of the file's text: the expected_sha256 of a next change.")
+
+
 class FileWritten(FileMeta):
     created: bool = Field(description="True: a new file; false: an existing file overwritten.")
     overwritten: bool = Field(description="True when an existing file was replaced.")
+    sha256: str = _SHA256
 
 
 class FileEdited(FileMeta):
@@ -146,6 +150,7 @@ class FileEdited(FileMeta):
 
 class FileRead(FileMeta):
     lines: int = Field(description="Number of lines in the file.")
+    sha256: str = _SHA256
 
 
 class FileList(_Output):

@@ -49,6 +49,7 @@ from memdir.tools.render import (
     render_search,
 )
 from memdir.tools.spec import ToolResult
+from memdir.workspace.revisions import content_sha256
 
 
 def file_exists(memory: ToolHost, path: str) -> bool:
@@ -109,23 +110,32 @@ def run_list_files(memory: ToolHost, args: MemoryListFilesArgs) -> ToolResult:
 
 
 def run_read_file(memory: ToolHost, args: MemoryReadFileArgs) -> ToolResult:
-    text = memory.read_file(args.path)
+    read = memory.read_text(args.path)
+    text = read.content
     info = memory.file_info(args.path)
-    data = FileRead(**FileMeta.of(info).model_dump(), lines=len(split_lines(text)))
+    lines = len(split_lines(text))
+    data = FileRead(**FileMeta.of(info).model_dump(), lines=lines, sha256=read.sha256)
     return ToolResult(text if text else f"{args.path} is empty.", data.model_dump(mode="json"))
 
 
 def run_write_file(memory: ToolHost, args: MemoryWriteFileArgs) -> ToolResult:
     existed = file_exists(memory, args.path)
-    path = memory.write_file(args.path, args.content)
+    path = memory.write_file(
+        args.path, args.content, expected_sha256=args.expected_sha256,
+        create_only=args.create_only,
+    )  # fmt: skip
     meta = FileMeta.of(memory.file_info(path))
-    data = FileWritten(**meta.model_dump(), created=not existed, overwritten=existed)
+    sha = content_sha256(args.content)
+    data = FileWritten(**meta.model_dump(), created=not existed, overwritten=existed, sha256=sha)
     text = f"Wrote {path} ({len(args.content)} characters)."
     return ToolResult(text, data.model_dump(mode="json"))
 
 
 def run_edit_file(memory: ToolHost, args: MemoryEditFileArgs) -> ToolResult:
-    count = memory.edit_file(args.path, args.old_text, args.new_text, replace_all=args.replace_all)
+    count = memory.edit_file(
+        args.path, args.old_text, args.new_text, replace_all=args.replace_all,
+        expected_sha256=args.expected_sha256,
+    )  # fmt: skip
     meta = FileMeta.of(memory.file_info(args.path))
     data = FileEdited(**meta.model_dump(), replacements=count)
     text = f"Edited {meta.path}: replaced {count} occurrence{'s' if count != 1 else ''}."

@@ -32,6 +32,7 @@ TOOL_STEP_NAMES = {
     "recall": "memory_recall (or memory_list_facts)",
     "replace_all": "pass replace_all=true",
     "list_sessions": "the session list of the memdir CLI (`memdir session list`)",
+    "reread": "memory_read_file (its sha256 is the new expected_sha256)",
 }
 """How the tools name each next step an error can point to (``memdir.errors.Action``)."""
 

@@ -31,7 +31,7 @@ from memdir.workspace.paths import (
 from memdir.workspace.prompt_files import PROMPT_SETTINGS_FILE, PromptFile
 from memdir.workspace.seeding import BOOTSTRAP_FILE, GLOBAL_TEMPLATES, IDENTITY_FILES
 from memdir.workspace.skills import Skill, is_denied
-from memdir.workspace.workspace import FileInfo, FileSlice, Workspace
+from memdir.workspace.workspace import ContentCheck, FileInfo, FileSlice, Workspace
 
 __all__ = [
     "BOOTSTRAP_FILE",
@@ -44,6 +44,7 @@ __all__ = [
     "PROMPT_FILES",
     "PROMPT_SETTINGS_FILE",
     "BootstrapFile",
+    "ContentCheck",
     "FileInfo",
     "FileSlice",
     "MemoryFile",

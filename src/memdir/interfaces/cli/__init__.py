@@ -22,6 +22,7 @@ from memdir.interfaces.cli import (
     chat,
     curate,
     facts,
+    file_commands,
     index,
     server,
     tokens,
@@ -68,6 +69,7 @@ def _root(
 
 
 workspace.register(app)
+file_commands.register(workspace.files_app)
 index.register(app)
 server.register(app)
 facts.register(app)

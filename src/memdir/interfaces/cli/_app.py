@@ -23,6 +23,7 @@ CLI_STEP_NAMES = {
     "recall": "`memdir recall QUESTION` (or `memdir facts list`)",
     "replace_all": "pass --all",
     "list_sessions": "`memdir session list`",
+    "reread": "`memdir files read PATH --json` (its sha256 is the new --expected-sha256)",
 }
 """How the CLI names each next step an error can point to (``memdir.errors.Action``)."""
 

@@ -241,11 +241,31 @@ def files_list(
             typer.echo(path)
 
 
+ExpectedShaOption = Annotated[
+    str | None,
+    typer.Option(
+        "--expected-sha256",
+        help="The sha256 `memdir files read PATH --json` gave: change the file only if it "
+        "still holds that text.",
+    ),
+]
+
+
 @files_app.command("read")
-def files_read(ctx: typer.Context, path: Annotated[str, typer.Argument(help=".md path")]) -> None:
-    """Print a workspace file."""
+def files_read(
+    ctx: typer.Context,
+    path: Annotated[str, typer.Argument(help=".md path")],
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print path, content and sha256 as JSON.")
+    ] = False,
+) -> None:
+    """Print a workspace file (--json: with the sha256 of its text)."""
     with state(ctx).open_memory() as memory:
-        sys.stdout.write(memory.read_file(path))
+        read = memory.read_text(path)
+    if as_json:
+        print_json({"path": read.path, "content": read.content, "sha256": read.sha256})
+    else:
+        sys.stdout.write(read.content)
 
 
 @files_app.command("write")
@@ -255,11 +275,15 @@ def files_write(
     content: Annotated[
         str | None, typer.Option(help="New content; read from stdin when omitted.")
     ] = None,
+    expected_sha256: ExpectedShaOption = None,
+    create_only: Annotated[
+        bool, typer.Option("--create-only", help="Only create a new file; fail if it exists.")
+    ] = False,
 ) -> None:
     """Replace a workspace file atomically (content from --content or stdin)."""
     text = sys.stdin.read() if content is None else content
     with state(ctx).open_memory() as memory:
-        memory.write_file(path, text)
+        memory.write_file(path, text, expected_sha256=expected_sha256, create_only=create_only)
     typer.echo(f"wrote {path} ({len(text)} chars)")
 
 
@@ -270,8 +294,11 @@ def files_edit(
     old_text: Annotated[str, typer.Option("--old", help="Exact text to find.")],
     new_text: Annotated[str, typer.Option("--new", help="Replacement text.")],
     replace_all: Annotated[bool, typer.Option("--all", help="Replace every occurrence.")] = False,
+    expected_sha256: ExpectedShaOption = None,
 ) -> None:
     """Exact find-and-replace in a workspace file."""
     with state(ctx).open_memory() as memory:
-        count = memory.edit_file(path, old_text, new_text, replace_all=replace_all)
+        count = memory.edit_file(
+            path, old_text, new_text, replace_all=replace_all, expected_sha256=expected_sha256
+        )
     typer.echo(f"replaced {count} occurrence{'s' if count != 1 else ''} in {path}")

@@ -42,6 +42,7 @@ from memdir.interfaces.http.auth import (
 )
 from memdir.interfaces.http.binding import AgentBinding
 from memdir.interfaces.http.browser import mount_browser
+from memdir.interfaces.http.file_routes import router as file_router
 from memdir.interfaces.http.mcp_endpoint import McpEndpoint
 from memdir.interfaces.http.memories import AgentMemories, MemoryOpener
 from memdir.interfaces.http.problems import PROBLEM_RESPONSES, install_problem_handlers
@@ -160,6 +161,7 @@ def create_app(
     app.state.mcp_sessions = mcp_sessions
     install_problem_handlers(app)
     app.include_router(router)
+    app.include_router(file_router)
     app.include_router(transcripts_router)
     app.router.routes.append(Route("/mcp", endpoint=McpEndpoint(mcp_sessions)))
 

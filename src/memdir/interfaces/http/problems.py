@@ -16,6 +16,7 @@ from memdir.errors import (
     AccessDeniedError,
     ChatModelError,
     ConfigError,
+    ConflictError,
     ContextLengthError,
     DependencyError,
     DiskFullError,
@@ -44,6 +45,7 @@ STATUS_BY_ERROR: tuple[tuple[type[MemdirError], int], ...] = (
     (NotFoundError, 404),
     (AccessDeniedError, 403),
     (EditError, 409),
+    (ConflictError, 409),
     (IndexMismatchError, 409),
     (StoreError, 503),
     (DiskFullError, 507),
@@ -64,6 +66,7 @@ PROBLEM_SCHEMA: dict[str, object] = {
         "status": {"type": "integer"},
         "detail": {"type": "string", "description": "What happened and what to do next."},
         "instance": {"type": "string", "description": "The request path."},
+        "code": {"type": "string", "description": "The kind of error, e.g. conflict."},
     },
     "required": ["type", "title", "status", "detail"],
 }
@@ -72,7 +75,8 @@ _PROBLEM_STATUSES = {
     401: "Missing or wrong bearer token",
     403: "The token may not act for that agent or workspace",
     404: "No such file, fact, session or route",
-    409: "The edit text is missing or ambiguous, or the index was built by another embedder",
+    409: "The edit text is missing or ambiguous, the file changed since it was read (or "
+    "already exists), or the index was built by another embedder",
     413: "The request body is too large",
     422: "Invalid arguments",
     500: "Unexpected error (see the server log)",
@@ -98,6 +102,7 @@ REST_STEP_NAMES = {
     "recall": "GET /api/v1/facts/recall (or GET /api/v1/facts)",
     "replace_all": 'send "replace_all": true',
     "list_sessions": "`memdir session list` on the server",
+    "reread": 'GET /api/v1/files/{path} (its "sha256" is the new expected_sha256)',
 }
 """How the REST API names each next step an error can point to (``memdir.errors.Action``)."""
 
@@ -117,10 +122,13 @@ def problem(
     type_: str = "about:blank",
     instance: str | None = None,
     headers: Mapping[str, str] | None = None,
+    code: str | None = None,
 ) -> JSONResponse:
     body: dict[str, object] = {"type": type_, "title": title, "status": status, "detail": detail}
     if instance:
         body["instance"] = instance
+    if code:
+        body["code"] = code  # the error's kind alone, e.g. "conflict" (the end of ``type``)
     return JSONResponse(body, status_code=status, media_type=PROBLEM_TYPE, headers=headers)
 
 
@@ -141,9 +149,9 @@ def problem_for(error: MemdirError, instance: str | None = None) -> JSONResponse
     title = re.sub(r"(?<!^)(?=[A-Z])", " ", name.removesuffix("Error")).capitalize()
     if status >= 500 and status != 501:
         log.error("request %s failed: %s", instance, error)
-    return problem(
-        status, title, error.describe(REST_STEP_NAMES), TYPE_PREFIX + _slug(name), instance
-    )
+    slug = _slug(name)
+    detail = error.describe(REST_STEP_NAMES)
+    return problem(status, title, detail, TYPE_PREFIX + slug, instance, code=slug)
 
 
 async def _on_memdir_error(request: Request, exc: Exception) -> JSONResponse:

@@ -30,6 +30,7 @@ from memdir.tools import (
     iso_moment,
     openai_tool_schemas,
 )
+from memdir.workspace.revisions import content_sha256
 
 router = APIRouter(prefix="/api/v1", responses=PROBLEM_RESPONSES)
 
@@ -51,14 +52,24 @@ class _Body(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
+ExpectedSha = Field(
+    None,
+    description="The sha256 that reading the file returned: the change applies only if the "
+    "file still holds that text (409 conflict otherwise).",
+)
+
+
 class WriteBody(_Body):
     content: str = Field(max_length=MAX_CONTENT_CHARS)
+    expected_sha256: str | None = ExpectedSha
+    create_only: bool = Field(False, description="Only create a new file (409 if it exists).")
 
 
 class EditBody(_Body):
     old_text: str = Field(min_length=1, max_length=MAX_CONTENT_CHARS)
     new_text: str = Field(max_length=MAX_CONTENT_CHARS)
     replace_all: bool = False
+    expected_sha256: str | None = ExpectedSha
 
 
 # -- search and files ---------------------------------------------------------------
@@ -108,24 +119,33 @@ def read_file(
     from_line: Annotated[int | None, Query(alias="from", ge=1)] = None,
     lines: Annotated[int | None, Query(ge=1, le=100_000)] = None,
 ) -> dict[str, Any]:
-    """A whole file, or ``lines`` lines from line ``from`` with line numbers."""
+    """A whole file with the ``sha256`` of its text (send it back as ``expected_sha256``),
+    or ``lines`` lines from line ``from`` with line numbers."""
     if from_line is None and lines is None:
-        return {"path": path, "content": memory.read_file(path)}
+        text = memory.read_text(path)
+        return {"path": path, "content": text.content, "sha256": text.sha256}
     part: dict[str, Any] = jsonable_encoder(memory.get(path, from_line=from_line, lines=lines))
     return part
 
 
 @router.put("/files/{path:path}", tags=["files"])
 def write_file(memory: MemoryDep, path: str, body: WriteBody) -> dict[str, Any]:
-    """Create or replace a file atomically."""
-    memory.write_file(path, body.content)
-    return {"path": path, "chars": len(body.content)}
+    """Create or replace a file atomically; ``create_only`` or ``expected_sha256``: 409
+    conflict when the file exists, or changed since it was read."""
+    memory.write_file(
+        path, body.content, expected_sha256=body.expected_sha256, create_only=body.create_only
+    )
+    return {"path": path, "chars": len(body.content), "sha256": content_sha256(body.content)}
 
 
 @router.patch("/files/{path:path}", tags=["files"])
 def edit_file(memory: MemoryDep, path: str, body: EditBody) -> dict[str, Any]:
-    """Exact find-and-replace; 409 when ``old_text`` is missing or ambiguous."""
-    count = memory.edit_file(path, body.old_text, body.new_text, replace_all=body.replace_all)
+    """Exact find-and-replace; 409 when ``old_text`` is missing or ambiguous, or the file
+    changed since ``expected_sha256`` was read."""
+    count = memory.edit_file(
+        path, body.old_text, body.new_text, replace_all=body.replace_all,
+        expected_sha256=body.expected_sha256,
+    )  # fmt: skip
     return {"path": path, "replacements": count}
 
 

@@ -13,10 +13,12 @@ from types import TracebackType
 
 from memdir.embeddings.base import Embedder
 from memdir.errors import NotFoundError
+from memdir.facts import revisions
 from memdir.facts.decide import DecideFn
 from memdir.facts.recall import RecalledFact, RecallFloor, list_facts, recall
 from memdir.facts.render import format_facts_for_prompt, top_salient_facts
 from memdir.facts.replay import FactSyncReport, rebuild_facts, sync_facts
+from memdir.facts.revisions import FactVersion
 from memdir.facts.saving import (
     FIND_FACT,
     Clock,
@@ -126,6 +128,23 @@ class FactBook:
         if fact is None:
             raise NotFoundError(f"no fact has the id {fact_id!r}", next_step=FIND_FACT)
         return fact
+
+    def version(self, fact_id: str) -> FactVersion:
+        """The fact ``fact_id`` with the id of the fact that superseded it (``revisions``)."""
+        return revisions.get_version(self.store, fact_id)
+
+    def history(self, fact_id: str) -> list[FactVersion]:
+        """Every version of the fact ``fact_id``, oldest first (``revisions.history``)."""
+        return revisions.history(self.store, fact_id)
+
+    def update(
+        self, fact_id: str, text: str, category: str | None = None, vector: Vector | None = None
+    ) -> SaveOutcome:
+        """Supersede ``fact_id`` with ``text`` (``revisions.update_fact``)."""
+        return revisions.update_fact(
+            self.store, self.embedder, self.workspace, fact_id, text,
+            category=category, clock=self.clock, vector=vector,
+        )  # fmt: skip
 
     def list_facts(
         self,

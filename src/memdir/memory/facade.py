@@ -24,6 +24,9 @@ from memdir.errors import (
 )
 from memdir.facts import Fact, FactBook, RecalledFact, SaveOutcome
 from memdir.facts.activity import RecentActivity, collect_activity
+from memdir.facts.replay import text_sha
+from memdir.facts.revisions import FactVersion
+from memdir.facts.safety import check_fact_text
 from memdir.home import Home, source_of
 from memdir.index import Freshness, SyncReport, freshness_of
 from memdir.memory import composition, curation, indexing, paths, prompt_inputs
@@ -470,6 +473,29 @@ class Memory:
         return collect_activity(
             self.workspace.modified_files(since.timestamp()), facts, since, limit
         )
+
+    def get_fact(self, fact_id: str) -> FactVersion:
+        """The fact ``fact_id`` of this workspace, whatever its state, with the id of the
+        fact that superseded it; another workspace's id is not found here."""
+        self._require_home(write=False)
+        return self._recovering(lambda: self.facts.version(fact_id))
+
+    def update_fact(self, fact_id: str, text: str, category: str | None = None) -> SaveOutcome:
+        """Supersede the fact ``fact_id`` with ``text``: a new fact with a new id, the old one
+        ended and kept (``facts.revisions``). The new line is searchable when this returns."""
+        text = check_fact_text(text)
+        facts = self.facts
+        vector = facts.embed(text)
+        outcome = facts.update(fact_id, text, category, vector)
+        if outcome.location is not None:
+            known = {} if vector is None else {text_sha(text): vector}
+            self.writes.indexed(outcome.location.path, known)
+        return outcome
+
+    def fact_history(self, fact_id: str) -> list[FactVersion]:
+        """Every version of the fact ``fact_id``, oldest first, each with its successor."""
+        self._require_home(write=False)
+        return self._recovering(lambda: self.facts.history(fact_id))
 
     def _save_fact(self, text: str, category: str | None, importance: int | None) -> object:
         return self.save(text, category=category, importance=importance)

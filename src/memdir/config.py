@@ -207,6 +207,11 @@ class StoreSettings(_Section):
         return self
 
 
+class HistorySettings(_Section):
+    # every change of a workspace file is a version in a git repository of the home
+    enabled: bool = True
+
+
 class Settings(_Section):
     """Every setting memdir reads, grouped by the TOML section it lives in."""
 
@@ -219,6 +224,7 @@ class Settings(_Section):
     curate: CurateSettings = CurateSettings()
     server: ServerSettings = ServerSettings()
     store: StoreSettings = StoreSettings()
+    history: HistorySettings = HistorySettings()
 
 
 class _EnvReader(BaseSettings):

@@ -21,6 +21,7 @@ ADDED_TOOLS = (
     # changes without a read-modify-write race (docs/mcp.md, "Files")
     "memory_insert", "memory_rename_file", "memory_delete_file", "memory_append_daily",
 )  # fmt: skip
+ADDED_TOOLS += ("memory_history", "memory_diff", "memory_restore")  # versions (docs/history.md)
 
 
 def test_the_tools_are_the_ones_design_names_then_the_added_ones() -> None:

@@ -38,6 +38,7 @@ PATH_SAMPLES = {
     "fact_id": "f-000000000000",
     "name": "memory_list_files",
     "conversation": "c1",
+    "version": "0000000",
 }
 BODIES: dict[tuple[str, str], Any] = {
     ("PUT", "/api/v1/files/{path}"): {"content": "# Alice\n\nalice was here\n"},
@@ -45,6 +46,7 @@ BODIES: dict[tuple[str, str], Any] = {
     ("POST", "/api/v1/facts"): {"content": "Alice prefers green tea.", "category": "preference"},
     ("PUT", "/api/v1/prompt/files/{path}"): {"enabled": True},
     ("POST", "/api/v1/tools/{name}"): {},
+    ("POST", "/api/v1/history/{version}/restore"): {"path": "MEMORY.md"},
 }
 QUERIES: dict[tuple[str, str], dict[str, str]] = {
     ("GET", "/api/v1/search"): {"query": "keeps the plan", "scope": "agent"},
@@ -70,6 +72,9 @@ TOOL_ARGUMENTS: dict[str, dict[str, Any]] = {
     "memory_set_prompt_file": {"path": "SOUL.md", "enabled": True},
     "memory_list_facts": {},
     "memory_recent": {"days": 30},
+    "memory_history": {},
+    "memory_diff": {"version": "0000000"},
+    "memory_restore": {"path": "memory/alice-mcp.md"},
 }
 
 

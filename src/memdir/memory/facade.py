@@ -27,9 +27,10 @@ from memdir.facts.activity import RecentActivity, collect_activity
 from memdir.facts.replay import text_sha
 from memdir.facts.revisions import FactVersion
 from memdir.facts.safety import check_fact_text
+from memdir.history import Version, WorkspaceHistory, attributed
 from memdir.home import Home, source_of
 from memdir.index import Freshness, SyncReport, freshness_of
-from memdir.memory import composition, curation, indexing, paths, prompt_inputs
+from memdir.memory import composition, curation, indexing, paths, prompt_inputs, versions
 from memdir.memory.indexing import Indexer
 from memdir.memory.stores import Stores
 from memdir.memory.writes import WritePath
@@ -94,8 +95,9 @@ class Memory:
         self.indexer = Indexer(
             self.layout, self.agent_id, self.settings, embedder, self.stores, self.freshness
         )
+        self.history = WorkspaceHistory.of(self.workspace, self.settings.history.enabled)
         self.writes = WritePath(
-            self.workspace, self.source, self.settings, self.indexer, self.freshness
+            self.workspace, self.source, self.settings, self.indexer, self.freshness, self.history
         )
 
     # -- opening and closing -------------------------------------------------------
@@ -309,7 +311,9 @@ class Memory:
         self, path: str, *, enabled: bool | None = None, sort_order: int | None = None
     ) -> PromptFile:
         """Switch a workspace file into or out of the prompt and/or move it (``prompt.toml``)."""
-        return self.workspace.set_prompt_file(path, enabled=enabled, sort_order=sort_order)
+        setting = self.workspace.set_prompt_file(path, enabled=enabled, sort_order=sort_order)
+        self.history.record_all("set_prompt_file", f"prompt settings of {path}")
+        return setting
 
     @property
     def ritual_active(self) -> bool:
@@ -318,7 +322,9 @@ class Memory:
 
     def finish_ritual(self) -> bool:
         """End the first-run ritual: delete this workspace's BOOTSTRAP.md (False: none)."""
-        return self.workspace.finish_ritual()
+        finished = self.workspace.finish_ritual()
+        self.history.record_all("finish_ritual", "the first-run ritual ended")
+        return finished
 
     # -- index and search ----------------------------------------------------------
     def agents(self) -> list[str]:
@@ -338,7 +344,9 @@ class Memory:
         syncs that run before a search or a tool call skip it).
         """
         self._require_home()
-        return self.indexer.sync(progress, all_agents, optimize)
+        report = self.indexer.sync(progress, all_agents, optimize)
+        self.history.pick_up_outside()  # edits made without memdir become a version
+        return report
 
     def refresh(self, scope: Scope = "agent") -> SyncReport | None:
         """Bring the index as far up to date as a search needs (``index/freshness.py``).
@@ -515,20 +523,46 @@ class Memory:
     def extract(self, session_id: str, scheduled: bool = False) -> ExtractionResult:
         """Extract durable memory from a finished conversation (model, else heuristics)."""
         session, model = self.session(session_id), self.chat_model
-        return curation.extract(
-            self.workspace, session, model, self.settings, self._save_fact, scheduled
-        )
+        with attributed(tool="extract", session=session_id):
+            result = curation.extract(
+                self.workspace, session, model, self.settings, self._save_fact, scheduled
+            )
+            self.history.record_all("extract", f"extracted from session {session_id}")
+        return result
 
     def consolidate(
         self, dry_run: bool = False, days: int | None = None, progress: Progress | None = None
     ) -> ConsolidationResult:
         """Promote what is stable in recent daily notes into MEMORY.md (loss-guarded)."""
         days = days or self.settings.curate.consolidate_days
-        return curation.consolidate(self.workspace, self.chat_model, dry_run, days, progress)
+        result = curation.consolidate(self.workspace, self.chat_model, dry_run, days, progress)
+        if result.written:
+            why = f"promoted {len(result.added)} entries, merged {result.merged} ({result.method})"
+            self.history.record_all("consolidate", why)
+        return result
 
     def end_session(self, session_id: str) -> SessionNote | None:
         """Write the last messages of a session as ``memory/YYYY-MM-DD-<slug>.md``."""
         count = self.settings.curate.session_end_messages
-        return curation.end_session(
+        note = curation.end_session(
             self.workspace, self.session(session_id), self.chat_model, count
         )
+        self.history.record_all("end_session", f"the end of session {session_id}")
+        return note
+
+    # -- history (docs/history.md) -------------------------------------------------
+    def history_versions(self, path: str | None = None, limit: int = 20) -> list[Version]:
+        """The versions of ``path`` (or of this workspace), newest first."""
+        return self.history.versions(paths.own_path(path, self.source) if path else None, limit)
+
+    def history_diff(self, version: str, path: str | None = None) -> str:
+        """The unified diff ``version`` made (to ``path``, or to this workspace)."""
+        return self.history.diff(version, paths.own_path(path, self.source) if path else None)
+
+    def restore(self, version: str, path: str, reason: str | None = None) -> str:
+        """Put ``path`` back as it was at ``version``: itself a new version; its path."""
+        return versions.restore(self.history, self.writes, version, path, reason)
+
+    def undo(self, path: str, reason: str | None = None) -> str:
+        """Undo the last version of ``path`` (restore it as it was before); the id undone."""
+        return versions.undo(self.history, self.writes, path, reason)

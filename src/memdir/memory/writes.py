@@ -19,6 +19,7 @@ So the very next search of any process finds what was written, and a feature tha
 from __future__ import annotations
 
 import logging
+from contextlib import AbstractContextManager, nullcontext
 from datetime import datetime
 
 from memdir.config import Settings
@@ -26,6 +27,7 @@ from memdir.errors import InvalidInputError, MemdirError
 from memdir.facts import Fact, FactBook, SaveOutcome
 from memdir.facts.replay import text_sha
 from memdir.facts.safety import check_fact_text, reject_new_secrets, reject_secrets
+from memdir.history import Change, WorkspaceHistory, attributed
 from memdir.index import Freshness, SourceFile, index_pending
 from memdir.memory.indexing import Indexer
 from memdir.memory.paths import own_path
@@ -54,7 +56,9 @@ class WritePath:
         settings: Settings,
         indexer: Indexer,
         freshness: Freshness,
+        history: WorkspaceHistory | None = None,
     ) -> None:
+        self.history = history  # every write below is a version of it (docs/history.md)
         self.workspace = workspace
         self.source = source
         self.settings = settings
@@ -81,13 +85,15 @@ class WritePath:
                 "pass create_only or expected_sha256, not both: create-only writes a new "
                 "file, expected_sha256 replaces the file you read"
             )
-        if create_only:
-            written = revisions.create_new(self.workspace, own, content, _checked)
-        elif expected is not None:
-            change = revisions.replace_text(content)
-            written, _ = revisions.modify(self.workspace, own, change, expected, _checked)
-        else:
-            written = self.workspace.write_file(own, content, check=_checked)
+        with self.versioned("write_file") as versioned:
+            if create_only:
+                written = revisions.create_new(self.workspace, own, content, _checked)
+            elif expected is not None:
+                change = revisions.replace_text(content)
+                written, _ = revisions.modify(self.workspace, own, change, expected, _checked)
+            else:
+                written = self.workspace.write_file(own, content, check=_checked)
+            versioned.touched(written)
         self.indexed(written)
         self.workspace.finish_ritual_if_done()
         return written
@@ -109,9 +115,11 @@ class WritePath:
         if expected is not None:
             revisions.expect_current(self.workspace, own, expected)  # before the text search
             check = _expecting(expected)
-        count = self.workspace.edit_file(
-            own, old_text, new_text, replace_all=replace_all, check=check
-        )
+        with self.versioned("edit_file") as change:
+            count = self.workspace.edit_file(
+                own, old_text, new_text, replace_all=replace_all, check=check
+            )
+            change.touched(own)
         self.indexed(own)
         self.workspace.finish_ritual_if_done()
         return count
@@ -123,7 +131,9 @@ class WritePath:
         own = own_path(path, self.source)
         expected = revisions.check_expected(expected_sha256)
         change = revisions.insert_lines(line, text)
-        written, after = revisions.modify(self.workspace, own, change, expected, _checked)
+        with self.versioned("insert") as versioned:
+            written, after = revisions.modify(self.workspace, own, change, expected, _checked)
+            versioned.touched(written)
         self.indexed(written)
         self.workspace.finish_ritual_if_done()
         return FileText(written, after, revisions.content_sha256(after))
@@ -131,10 +141,12 @@ class WritePath:
     def delete_file(self, path: str, expected_sha256: str | None = None) -> None:
         own = own_path(path, self.source)
         expected = revisions.check_expected(expected_sha256)
-        if expected is None:
-            self.workspace.delete_file(own)
-        else:
-            own = revisions.delete_checked(self.workspace, own, expected)
+        with self.versioned("delete_file") as change:
+            if expected is None:
+                self.workspace.delete_file(own)
+            else:
+                own = revisions.delete_checked(self.workspace, own, expected)
+            change.touched(own)
         self.indexed(own)
 
     def rename_file(
@@ -144,7 +156,10 @@ class WritePath:
         path leaves the index and the new one enters it."""
         old, new = own_path(old_path, self.source), own_path(new_path, self.source)
         expected = revisions.check_expected(expected_sha256)
-        moved = revisions.rename_file(self.workspace, old, new, expected)
+        with self.versioned("rename_file") as change:
+            moved = revisions.rename_file(self.workspace, old, new, expected)
+            for changed in moved:
+                change.touched(changed)
         for changed in moved:
             self.indexed(changed)
         return moved
@@ -152,7 +167,9 @@ class WritePath:
     def append_daily(self, text: str, date: datetime | None = None) -> NoteLocation:
         if isinstance(text, str):
             reject_secrets(text, "the note")
-        location = self.workspace.append_daily(text, date=date.date() if date else None)
+        with self.versioned("append_daily") as change:
+            location = self.workspace.append_daily(text, date=date.date() if date else None)
+            change.touched(location.path)
         self.indexed(location.path)
         return location
 
@@ -163,7 +180,10 @@ class WritePath:
         """Save a fact: its text is embedded once, for the decision, its row and its line."""
         text = check_fact_text(content)
         vector = facts.embed(text)
-        outcome = facts.save(text, category=category, importance=importance, vector=vector)
+        with self.versioned("save") as change:
+            outcome = facts.save(text, category=category, importance=importance, vector=vector)
+            if outcome.location is not None:
+                change.touched(outcome.location.path)
         if outcome.location is not None:
             known = {} if vector is None else {text_sha(text): vector}
             self.indexed(outcome.location.path, known)
@@ -171,10 +191,19 @@ class WritePath:
 
     def forget(self, facts: FactBook, fact_id: str | None, query: str | None, reason: str) -> Fact:
         """Retire a fact; its forget line goes to the note of the day it was forgotten."""
-        fact = facts.forget(fact_id, query, reason=reason)
+        with attributed(reason=reason or None), self.versioned("forget") as change:
+            fact = facts.forget(fact_id, query, reason=reason)
+            if fact.forgotten_at is not None:
+                change.touched(daily_note_name(fact.forgotten_at.astimezone().date()))
         if fact.forgotten_at is not None:  # (a fact forgotten before: its note is indexed)
             self.indexed(daily_note_name(fact.forgotten_at.astimezone().date()))
         return fact
+
+    # -- versions ------------------------------------------------------------------------
+    def versioned(self, tool: str) -> AbstractContextManager[Change]:
+        """Around a write: the files it touches become one version (``memdir.history``);
+        ``tool`` names it when no tool or command in force did."""
+        return nullcontext(Change()) if self.history is None else self.history.change(tool)
 
     # -- indexing ------------------------------------------------------------------------
     def indexed(self, path: str, vectors: dict[str, Vector] | None = None) -> None:

@@ -15,6 +15,7 @@ from memdir.tools import args, outputs, runners
 from memdir.tools.file_tools import FILE_TOOLS
 from memdir.tools.host import ToolHost
 from memdir.tools.spec import ToolError, ToolResult, ToolSpec
+from memdir.tools.versions import HISTORY_TOOLS
 
 TOOLS: tuple[ToolSpec[Any], ...] = (
     ToolSpec(
@@ -164,6 +165,7 @@ TOOLS: tuple[ToolSpec[Any], ...] = (
         runners.run_recent,
     ),
     *FILE_TOOLS,
+    *HISTORY_TOOLS,
 )
 TOOLS_BY_NAME: dict[str, ToolSpec[Any]] = {tool.name: tool for tool in TOOLS}
 

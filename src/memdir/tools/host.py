@@ -13,6 +13,7 @@ from typing import Literal, Protocol
 
 from memdir.facts import Fact, RecalledFact, SaveOutcome
 from memdir.facts.activity import RecentActivity
+from memdir.history import Version
 from memdir.prompt import ContextReport
 from memdir.search import SearchResults
 from memdir.workspace import FileInfo, FileSlice, NoteLocation, PromptFile
@@ -109,3 +110,11 @@ class ToolHost(Protocol):
     def set_prompt_file(
         self, path: str, *, enabled: bool | None = None, sort_order: int | None = None
     ) -> PromptFile: ...
+
+    def history_versions(self, path: str | None = None, limit: int = 20) -> list[Version]: ...
+
+    def history_diff(self, version: str, path: str | None = None) -> str: ...
+
+    def restore(self, version: str, path: str, reason: str | None = None) -> str: ...
+
+    def undo(self, path: str, reason: str | None = None) -> str: ...

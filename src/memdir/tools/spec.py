@@ -16,6 +16,7 @@ from typing import Any, Generic, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from memdir.errors import MemdirError
+from memdir.history import attributed
 from memdir.tools.host import ToolHost
 
 ArgsT = TypeVar("ArgsT", bound=BaseModel)
@@ -86,7 +87,8 @@ class ToolSpec(Generic[ArgsT]):
         except ValidationError as exc:
             raise ToolError(_validation_message(self.name, exc)) from exc
         try:
-            result = self.run(memory, args)
+            with attributed(tool=self.name, reason=getattr(args, "reason", None)):
+                result = self.run(memory, args)
         except MemdirError as exc:
             raise ToolError(f"{self.name} failed: {exc.describe(TOOL_STEP_NAMES)}") from exc
         return result if isinstance(result, ToolResult) else ToolResult(result)

@@ -23,6 +23,7 @@ from memdir.interfaces.cli import (
     curate,
     facts,
     file_commands,
+    history,
     index,
     server,
     tokens,
@@ -76,6 +77,7 @@ facts.register(app)
 curate.register(app)
 chat.register(app)
 transfer.register(app)
+history.register(app)
 app.add_typer(config_cmds.app, name="config")
 app.add_typer(bench.app, name="bench")
 app.add_typer(tokens.app, name="token")

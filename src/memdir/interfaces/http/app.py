@@ -44,6 +44,7 @@ from memdir.interfaces.http.binding import AgentBinding
 from memdir.interfaces.http.browser import mount_browser
 from memdir.interfaces.http.fact_routes import router as fact_router
 from memdir.interfaces.http.file_routes import router as file_router
+from memdir.interfaces.http.history import router as history_router
 from memdir.interfaces.http.mcp_endpoint import McpEndpoint
 from memdir.interfaces.http.memories import AgentMemories, MemoryOpener
 from memdir.interfaces.http.problems import PROBLEM_RESPONSES, install_problem_handlers
@@ -165,6 +166,7 @@ def create_app(
     app.include_router(file_router)
     app.include_router(fact_router)  # after router: /facts/recall is not a fact id
     app.include_router(transcripts_router)
+    app.include_router(history_router)
     app.router.routes.append(Route("/mcp", endpoint=McpEndpoint(mcp_sessions)))
 
     @app.get("/health", tags=["health"])

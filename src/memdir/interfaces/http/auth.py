@@ -25,6 +25,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from memdir.access import Principal
 from memdir.config import resolve_home
 from memdir.errors import ConfigError
+from memdir.history import attributed
 
 log = logging.getLogger(__name__)
 
@@ -109,7 +110,9 @@ class BearerAuth:
             return
         if principal is not None:
             scope[PRINCIPAL] = principal
-            await self.app(scope, receive, send)
+            what = f"{scope.get('method', '')} {path}".strip()  # a tool called inside says more
+            with attributed(token=principal.token_id, tool=what):  # for the history
+                await self.app(scope, receive, send)
             return
         await send_problem(
             send,

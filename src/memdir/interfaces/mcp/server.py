@@ -19,7 +19,9 @@ from mcp.server.stdio import stdio_server
 from mcp.shared.exceptions import MCPError
 
 from memdir.errors import MemdirError, NotFoundError
-from memdir.tools import TOOL_STEP_NAMES, TOOLS, ToolError, call_tool_result
+from memdir.history import attributed
+from memdir.interfaces.http.auth import PRINCIPAL
+from memdir.tools import TOOL_STEP_NAMES, TOOLS, ToolError, ToolResult, call_tool_result
 from memdir.version import __version__
 
 if TYPE_CHECKING:
@@ -95,6 +97,22 @@ def _agent_of(ctx: Any) -> str | None:
     return None if params is None else params.get("agent") or None
 
 
+def _who(ctx: Any) -> dict[str, str | None]:
+    """Who calls (for the history): the token of the HTTP request and the MCP session."""
+    request = getattr(ctx, "request", None)
+    principal = getattr(request, "scope", {}).get(PRINCIPAL) if request is not None else None
+    headers = getattr(request, "headers", None)
+    session = headers.get("mcp-session-id") if headers is not None else None
+    return {"token": getattr(principal, "token_id", None), "session": session}
+
+
+def _attributed_call(
+    who: dict[str, str | None], memory: Memory, name: str, arguments: dict[str, Any]
+) -> ToolResult:
+    with attributed(**who):
+        return call_tool_result(memory, name, arguments)
+
+
 def _text_result(
     text: str, is_error: bool = False, data: dict[str, Any] | None = None
 ) -> types.CallToolResult:
@@ -120,7 +138,7 @@ def build_server(resolve: MemoryResolver, name: str = "memdir") -> Server[Any]:
         try:
             memory = await memory_for(ctx)
             result = await anyio.to_thread.run_sync(
-                call_tool_result, memory, params.name, params.arguments or {}
+                _attributed_call, _who(ctx), memory, params.name, params.arguments or {}
             )
         except (ToolError, MemdirError) as exc:
             log.info("tool %s failed: %s", params.name, exc)

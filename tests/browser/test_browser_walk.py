@@ -254,3 +254,67 @@ def test_quick_open_finds_by_letters_in_order(walker: Any, server: LiveServer) -
     page.keyboard.press("Enter")
     expect(page.locator("#file-title")).to_have_text("MEMORY.md")
     expect(page.locator("#quick-open")).to_be_hidden()
+
+
+def test_create_edit_restore_rename_and_delete_a_file(walker: Any, server: LiveServer) -> None:
+    page = walker
+    page.goto(browser_url("127.0.0.1", port_of(server), server.token) + "")
+    page.get_by_role("tab", name="Files").click()
+    page.get_by_role("button", name="New file").click()
+    page.get_by_label("New file path").fill("notes/plans")
+    page.get_by_label("New file path").press("Enter")
+    expect(page.locator("#file-title")).to_have_text("notes/plans.md")
+    box = page.get_by_label("File text")
+    expect(box).to_have_value("# plans\n")  # created, and open for editing
+    box.fill("# plans\n\nship on friday\n")
+    box.press("Control+Enter")
+    page.get_by_role("button", name="Save these changes").click()
+    expect(page.locator("#file-content")).to_contain_text("ship on friday")
+
+    page.get_by_role("button", name="Earlier versions").click()
+    expect(page.locator("#history-diff .diff-row.ins", has_text="ship on friday")).to_be_visible()
+    restore = page.get_by_role("button", name="Restore the previous version")
+    expect(restore).to_be_focused()
+    page.keyboard.press("Enter")
+    expect(page.locator("#file-status")).to_contain_text("Restored notes/plans.md")
+    expect(page.locator("#file-content")).not_to_contain_text("ship on friday")
+    with server.client() as api:
+        assert api.get("/api/v1/files/notes/plans.md").json()["content"] == "# plans\n"
+
+    page.get_by_role("button", name="New file").click()  # a name that is taken
+    page.get_by_label("New file path").fill("notes/plans.md")
+    page.get_by_role("button", name="Create").click()
+    expect(page.locator("#new-file-status")).to_contain_text("already a file at notes/plans.md")
+    page.get_by_role("button", name="Cancel").first.click()
+
+    page.get_by_role("button", name="Rename").click()
+    page.get_by_label("New path").fill("notes/roadmap.md")
+    page.get_by_label("New path").press("Enter")
+    expect(page.locator("#file-title")).to_have_text("notes/roadmap.md")
+    expect(page.locator("#file-list")).to_contain_text("roadmap.md")
+    expect(page.locator("#file-list")).not_to_contain_text("plans.md")
+
+    page.get_by_role("button", name="Delete", exact=True).click()
+    page.get_by_role("button", name="Delete the file").click()
+    expect(page.locator("#file-status")).to_contain_text("Deleted notes/roadmap.md")
+    expect(page.locator("#file-list")).not_to_contain_text("roadmap.md")
+    with server.client() as api:
+        assert api.get("/api/v1/files/notes/roadmap.md").status_code == 404
+
+
+@pytest.mark.skipif(not FACTS_READY, reason="Memory.save/forget/list_facts are not in the facade")
+def test_editing_a_fact_saves_a_new_version(walker: Any, server: LiveServer) -> None:
+    page = walker
+    page.goto(browser_url("127.0.0.1", port_of(server), server.token))
+    page.get_by_role("tab", name="Facts").click()
+    coffee = page.locator("#facts .fact", has_text="dark roast coffee")
+    coffee.get_by_role("button", name="Edit…").click()
+    coffee.get_by_label("New text").fill("The user prefers green tea")
+    coffee.get_by_label("new category").select_option("preference")
+    coffee.get_by_label("New text").press("Enter")
+    expect(page.locator("#save-fact-status")).to_contain_text("Updated: The user prefers green tea")
+    tea = page.locator("#facts .fact", has_text="green tea")
+    expect(tea.locator(".badge.state-current")).to_be_visible()
+    tea.locator("details.fact-history summary").click()
+    expect(tea.locator("details.fact-history li").first).to_contain_text("dark roast coffee")
+    expect(page.locator("#facts-ended .fact", has_text="dark roast coffee")).to_be_visible()

@@ -184,8 +184,5 @@ def mount_browser(app: FastAPI) -> None:
     """Add the browser to ``app``: call it after the auth middleware is added."""
     app.include_router(timeline_router)
     # /facts/timeline goes ahead of /facts/{fact_id}, which would take "timeline" for an id.
-    timeline = [r for r in app.router.routes if getattr(r, "path", "") == "/api/v1/facts/timeline"]
-    for route in timeline:
-        app.router.routes.remove(route)
-        app.router.routes.insert(0, route)
+    app.router.routes.insert(0, app.router.routes.pop())
     app.add_middleware(BrowserPages)

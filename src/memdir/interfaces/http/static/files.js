@@ -7,6 +7,7 @@
 import { encodePath, getJson, sendJson, session } from "./api.js";
 import { lineDiff, renderDiff, diffSummary } from "./diff.js";
 import { fill, h, sayError } from "./dom.js";
+import { initFileActions } from "./fileactions.js";
 import { renderMarkdown } from "./markdown.js";
 import { writeState } from "./state.js";
 
@@ -299,6 +300,13 @@ async function reloadAfterConflict() {
 
 export function initFiles(ctx) {
   context = ctx;
+  initFileActions({
+    current: () => current,
+    show: (path) => showFile(path, null, null, current ? current.agent : session.agent),
+    reloadList: loadFileList,
+    close: closeFile,
+    edit: openEditor,
+  });
   filterBox().addEventListener("input", renderList);
   byId("edit-open").addEventListener("click", openEditor);
   byId("edit-cancel").addEventListener("click", cancelEditor);

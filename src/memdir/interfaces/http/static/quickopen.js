@@ -8,6 +8,8 @@ const byId = (id) => document.getElementById(id);
 const LIMIT = 30;
 
 let paths = [];
+let loading = false;
+let enterWhileLoading = false; // Enter before the list came: open the best match when it does
 let openFile = null;
 
 // How well `path` matches `needle`: a substring beats letters in order; null: no match.
@@ -52,13 +54,23 @@ export async function openQuickOpen() {
   fill(byId("quick-open-list"), h("li", { class: "muted" }, "Loading the files…"));
   dialog.showModal();
   byId("quick-open-input").focus();
+  loading = true;
+  enterWhileLoading = false;
   try {
     paths = (await getJson("/files")).files;
   } catch (error) {
     fill(byId("quick-open-list"), h("li", { class: "error" }, sayError(error, "The file list")));
     return;
+  } finally {
+    loading = false;
   }
   render();
+  if (enterWhileLoading) openFirst();
+}
+
+function openFirst() {
+  const first = byId("quick-open-list").querySelector("button");
+  if (first) first.click();
 }
 
 function moveFocus(step) {
@@ -73,12 +85,12 @@ function moveFocus(step) {
 
 export function initQuickOpen(open) {
   openFile = open;
-  byId("quick-open-input").addEventListener("input", render);
+  byId("quick-open-input").addEventListener("input", () => { if (!loading) render(); });
   byId("quick-open-button").addEventListener("click", openQuickOpen);
   byId("quick-open-form").addEventListener("submit", (event) => {
     event.preventDefault();
-    const first = byId("quick-open-list").querySelector("button");
-    if (first) first.click();
+    if (loading) enterWhileLoading = true;
+    else openFirst();
   });
   byId("quick-open").addEventListener("keydown", (event) => {
     if (event.key === "ArrowDown") { event.preventDefault(); moveFocus(1); }

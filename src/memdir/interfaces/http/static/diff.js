@@ -71,7 +71,7 @@ export function renderDiff(rows, context = 3) {
   rows.forEach((row, i) => {
     if (!keep[i]) {
       if (!skipped) out.push(h("div", { class: "diff-row gap" }, h("span", { class: "ln" }, "…"),
-        h("span", { class: "lt" }, "unchanged lines")));
+        h("span", { class: "sign" }), h("span", { class: "lt" }, "unchanged lines")));
       skipped = true;
       return;
     }

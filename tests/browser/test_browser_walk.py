@@ -40,6 +40,7 @@ Deploys go through **staging** first; see memory/2024-05-02.md:2 for the port.
 - [x] write the runbook
 
 > Pasted: <img src=x onerror="window.__pwned = 'md'">
+> [click me](javascript:void0) and [safe](https://example.com/a)
 
 | step | owner |
 |------|-------|
@@ -155,6 +156,11 @@ def test_walk_every_view_by_keyboard(walker: Any, server: LiveServer) -> None:
     expect(content).not_to_contain_text("memdir:fact")
     expect(content).to_contain_text('onerror="window.')  # hostile markup stays text
     assert content.locator("img, script").count() == 0
+    expect(content).to_contain_text("[click me](javascript:void0)")  # not a link
+    assert content.locator("a[href^='javascript']").count() == 0
+    expect(content.get_by_role("link", name="safe")).to_have_attribute(
+        "href", "https://example.com/a"
+    )
     expect(page.locator("#file-list [aria-current='true']")).to_have_text("runbook.md")
     shoot(page, "3-file-rendered")
     if axe:

@@ -55,10 +55,16 @@ def test_token_form_search_breakdown_and_citation_opens_highlighted_lines(
     citation.click()
     expect(page.get_by_role("tab", name="Files")).to_have_attribute("aria-selected", "true")
     expect(page.locator("#file-title")).to_have_text("memory/2024-05-02.md")
+    block = page.locator("#file-content .md-block.hl")  # rendered: the blocks holding the lines
+    expect(block.first).to_be_visible()
+    assert int(block.first.get_attribute("data-start")) <= start
+    assert int(block.last.get_attribute("data-end")) >= end
+    expect(page.locator("#file-content")).to_contain_text("Decided to shard the orders table")
+    page.get_by_role("button", name="Show source").click()  # the exact lines, numbered
     highlighted = page.locator("#file-content .line.hl")
     expect(highlighted).to_have_count(end - start + 1)
     expect(highlighted.first).to_have_attribute("data-line", str(start))
-    expect(page.locator("#file-content")).to_contain_text("Decided to shard the orders table")
+    page.get_by_role("button", name="Show rendered").click()
     expect(page.locator("#file-list")).to_contain_text("MEMORY.md")
     assert page.evaluate("localStorage.getItem('memdir.token')") == server.token
 
@@ -105,7 +111,7 @@ def test_agent_selector_scopes_search_and_files(page: Any, server: LiveServer) -
     expect(page.locator("#hits .hit").first).to_contain_text("zebrafish")
     expect(page.locator("#hits .hit .source").first).to_have_text("agent:coder")
     page.get_by_role("tab", name="Files").click()
-    expect(page.locator("#file-list")).to_contain_text("memory/2024-05-04.md")
+    expect(page.locator("#file-list")).to_contain_text("2024-05-04.md")
     expect(page.locator("#file-list")).not_to_contain_text("memory/2024-05-02.md")
 
 
@@ -118,7 +124,7 @@ def test_an_agents_token_signs_in_to_that_agents_workspace_only(
     search(page, "zebrafish tooling")
     expect(page.locator("#hits .hit").first).to_contain_text("zebrafish")
     page.get_by_role("tab", name="Files").click()
-    expect(page.locator("#file-list")).to_contain_text("memory/2024-05-04.md")
+    expect(page.locator("#file-list")).to_contain_text("2024-05-04.md")
     assert page.evaluate("localStorage.getItem('memdir.token')") == token
 
 
@@ -139,8 +145,12 @@ def test_memory_content_with_markup_is_shown_as_text_not_run(page: Any, server: 
     assert page.locator("#hits img, #hits script").count() == 0
 
     page.locator("#hits button.citation", has_text="2024-05-03").click()
+    expect(page.locator("#file-content")).to_contain_text("onerror=")  # rendered, as text
+    assert page.locator("#file-content img, #file-content script").count() == 0
+    page.get_by_role("button", name="Show source").click()
     expect(page.locator("#file-content")).to_contain_text(HOSTILE_IMG)
     assert page.locator("#file-content img, #file-content script").count() == 0
+    page.get_by_role("button", name="Show rendered").click()
     page.wait_for_timeout(300)  # give a stray onerror handler time to fire
     assert page.evaluate("window.__pwned") is None
     assert dialogs == []
@@ -154,7 +164,7 @@ def test_narrow_window_has_no_horizontal_scroll(browser: Any, server: LiveServer
         search(page, "staging database port")
         expect(page.locator("#hits .hit").first).to_be_visible()
         page.locator("#hits button.citation").first.click()
-        expect(page.locator("#file-content .line.hl").first).to_be_visible()
+        expect(page.locator("#file-content .hl").first).to_be_visible()
         overflow = page.evaluate(
             "document.documentElement.scrollWidth - document.documentElement.clientWidth"
         )
@@ -170,7 +180,7 @@ def test_tabs_move_with_the_arrow_keys(page: Any, server: LiveServer) -> None:
     expect(page.get_by_role("tab", name="Files")).to_be_focused()
     expect(page.get_by_role("tabpanel", name="Files")).to_be_visible()
     page.keyboard.press("End")
-    expect(page.get_by_role("tab", name="Context")).to_have_attribute("aria-selected", "true")
+    expect(page.get_by_role("tab", name="Activity")).to_have_attribute("aria-selected", "true")
 
 
 @pytest.mark.skipif(not FACTS_READY, reason="Memory.save/forget/list_facts are not in the facade")
@@ -187,18 +197,20 @@ def test_facts_timeline_strikes_superseded_links_successor_and_marks_forgotten(
     expect(old.locator(".validity time")).to_have_count(2)
     new = page.locator(f"[id='fact-{ids['new_cat']}']")
     expect(new.locator(".fact-text")).to_have_js_property("tagName", "SPAN")
-    expect(new.locator(".validity")).to_contain_text("now")
+    expect(new.locator(".validity")).to_contain_text("true since")
     old.locator(".successor button").click()
     expect(new).to_be_focused()
 
     standup = page.locator(f"[id='fact-{ids['standup']}']")
-    expect(standup.locator(".badge.state-forgotten")).to_have_text("forgotten")
+    expect(standup.locator(".badge.state-forgotten")).to_have_text("ended: forgotten")
+    expect(standup.locator(".validity")).to_contain_text("until")  # ended, never "-> now"
+    expect(standup.locator(".validity")).not_to_contain_text("now")
     expect(standup.locator(".forgotten-note")).to_contain_text("the standup was cancelled")
 
-    page.get_by_label("Category").select_option("preference")
+    page.get_by_label("Category", exact=True).select_option("preference")
     expect(page.locator("#facts .fact")).to_have_count(1)
     expect(page.locator("#facts .fact")).to_contain_text("dark roast coffee")
 
-    page.get_by_label("Category").select_option("")
+    page.get_by_label("Category", exact=True).select_option("")
     new.locator("button.source-link").click()
-    expect(page.locator("#file-content .line.hl")).to_contain_text("My cat is now called Luna")
+    expect(page.locator("#file-content .hl")).to_contain_text("My cat is now called Luna")

@@ -74,7 +74,10 @@ def test_tab_query_agent_and_file_live_in_the_address(page: Any, server: LiveSer
     expect(page).to_have_url(re.compile(rf"tab=files.*file=memory%2F.*lines={start}-{end}"))
     page.reload()
     expect(page.get_by_role("tab", name="Files")).to_have_attribute("aria-selected", "true")
-    expect(page.locator("#file-content .line.hl").first).to_have_attribute("data-line", start)
+    block = page.locator("#file-content .md-block.hl").first
+    expect(block).to_be_visible()
+    first, last = int(block.get_attribute("data-start")), int(block.get_attribute("data-end"))
+    assert first <= int(start) <= last
     page.go_back()
     expect(page.get_by_role("tab", name="Search")).to_have_attribute("aria-selected", "true")
     expect(page.get_by_label("Search memory")).to_have_value("staging database port")
@@ -95,40 +98,63 @@ def test_switching_agent_closes_the_other_workspaces_file(page: Any, server: Liv
     page.get_by_label("Agent").select_option("coder")
     expect(page.locator("#file-title")).to_have_text("No file open")
     expect(page.locator("#file-content")).to_be_empty()
-    expect(page.locator("#file-list")).to_contain_text("memory/2024-05-04.md")
+    expect(page.locator("#file-list")).to_contain_text("2024-05-04.md")
     assert "file=" not in page.url
 
 
-def test_editing_a_file_uses_the_exact_match_rules(page: Any, server: LiveServer) -> None:
+def test_editing_a_file_shows_the_changes_then_saves(page: Any, server: LiveServer) -> None:
     with server.client() as api:
-        api.put("/api/v1/files/notes/drinks.md", json={"content": "tea, tea and more\n"})
+        api.put("/api/v1/files/notes/drinks.md", json={"content": "# Drinks\n\ntea\nmilk\n"})
     sign_in(page, server, "tab=files&file=notes%2Fdrinks.md")
-    expect(page.locator("#file-content")).to_contain_text("tea, tea and more")
+    expect(page.locator("#file-content h3")).to_have_text("Drinks")  # rendered Markdown
     page.get_by_role("button", name="Edit").click()
-    page.get_by_label("Text to replace").fill("tea")
-    page.get_by_label("Replace with").fill("coffee")
-    page.get_by_role("button", name="Save the edit").click()
-    status = page.locator("#edit-status")
-    expect(status).to_contain_text("occurs 2 times")  # ambiguous: refused, nothing written
-    expect(status).to_contain_text('send "replace_all": true')
-    page.get_by_label("Text to replace").fill("cocoa")
-    page.get_by_role("button", name="Save the edit").click()
-    expect(status).to_contain_text("was not found")
-    page.get_by_label("Text to replace").fill("tea")
-    page.get_by_label("Replace every occurrence").check()
-    page.get_by_role("button", name="Save the edit").click()
-    expect(page.locator("#file-status")).to_have_text("Saved: replaced 2 occurrences.")
-    expect(page.locator("#file-content")).to_contain_text("coffee, coffee and more")
+    box = page.get_by_label("File text")
+    expect(box).to_be_focused()
+    box.fill("# Drinks\n\ncoffee\nmilk\n")
+    box.press("Control+Enter")  # review, from the keyboard
+    diff = page.locator("#edit-diff")
+    expect(diff.locator(".diff-row.del")).to_have_text(re.compile("tea"))
+    expect(diff.locator(".diff-row.ins")).to_have_text(re.compile("coffee"))
+    expect(page.locator("#edit-status")).to_contain_text("1 line added, 1 line removed")
+    with server.client() as api:  # nothing written before the save
+        assert api.get("/api/v1/files/notes/drinks.md").json()["content"].count("tea") == 1
+    page.get_by_role("button", name="Save these changes").click()
+    expect(page.locator("#file-status")).to_have_text("Saved notes/drinks.md.")
+    expect(page.locator("#edit-form")).to_be_hidden()
+    expect(page.locator("#edit-status")).to_be_empty()  # not left at "Saving…"
+    expect(page.locator("#file-content")).to_contain_text("coffee")
     with server.client() as api:
-        saved = api.get("/api/v1/files/notes/drinks.md").json()["content"]
-    assert saved == "coffee, coffee and more\n"
+        assert api.get("/api/v1/files/notes/drinks.md").json()["content"] == (
+            "# Drinks\n\ncoffee\nmilk\n"
+        )
+
+
+def test_a_file_changed_meanwhile_is_not_overwritten(page: Any, server: LiveServer) -> None:
+    with server.client() as api:
+        api.put("/api/v1/files/notes/race.md", json={"content": "first\n"})
+    sign_in(page, server, "tab=files&file=notes%2Frace.md")
+    expect(page.locator("#file-content")).to_contain_text("first")
+    page.get_by_role("button", name="Edit").click()
+    page.get_by_label("File text").fill("mine\n")
+    page.get_by_role("button", name="Review changes").click()
+    with server.client() as api:  # an agent writes while the person reviews
+        api.put("/api/v1/files/notes/race.md", json={"content": "the agent's\n"})
+    page.get_by_role("button", name="Save these changes").click()
+    status = page.locator("#edit-status")
+    expect(status).to_contain_text("changed since you opened it")
+    expect(status).not_to_contain_text("/api/v1")
+    expect(page.get_by_label("File text")).to_have_value("mine\n")  # the person's text is kept
+    with server.client() as api:
+        assert api.get("/api/v1/files/notes/race.md").json()["content"] == "the agent's\n"
+    page.get_by_role("button", name="Load the newer version (drops your changes)").click()
+    expect(page.get_by_label("File text")).to_have_value("the agent's\n")
 
 
 @pytest.mark.skipif(not FACTS_READY, reason="Memory.save/forget/list_facts are not in the facade")
 def test_saving_and_forgetting_a_fact(page: Any, server: LiveServer) -> None:
     sign_in(page, server, "tab=facts")
     page.get_by_label("New fact").fill("The office plant is a fern")
-    page.get_by_label("as").select_option("fact")
+    page.get_by_label("as", exact=True).select_option("fact")
     page.get_by_role("button", name="Save", exact=True).click()
     expect(page.locator("#save-fact-status")).to_contain_text("The office plant is a fern")
     fern = page.locator("#facts .fact", has_text="The office plant is a fern")
@@ -140,7 +166,7 @@ def test_saving_and_forgetting_a_fact(page: Any, server: LiveServer) -> None:
     fern.get_by_label("Why is it no longer true?").fill("the plant died")
     fern.get_by_role("button", name="Forget", exact=True).click()
     expect(page.locator("#save-fact-status")).to_contain_text("Forgot: The office plant is a fern")
-    gone = page.locator("#facts .fact.forgotten", has_text="The office plant is a fern")
+    gone = page.locator("#facts-ended .fact.forgotten", has_text="The office plant is a fern")
     expect(gone.locator(".forgotten-note")).to_contain_text("the plant died")
     with server.client() as api:
         current = api.get("/api/v1/facts").json()["facts"]
@@ -171,6 +197,7 @@ def test_each_view_fits_the_window(browser: Any, server: LiveServer, width: str)
         views["files"] = edit_file
         views["facts"] = lambda: page.get_by_role("tab", name="Facts").click()
         views["context"] = lambda: page.get_by_role("tab", name="Context").click()
+        views["activity"] = lambda: page.get_by_role("tab", name="Activity").click()
         for name, show in views.items():
             show()
             page.wait_for_timeout(300)

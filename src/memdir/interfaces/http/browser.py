@@ -8,16 +8,18 @@ auth, so a person can open it and then give the token once (a form, kept in
 server, and the page drops it from the address bar once read. Every API call
 the page makes carries the token like any other client.
 
-The page lands on the latest notes and facts (``GET /api/v1/recent``); search hits
-show the query's words marked and their score breakdown folded; the view (tab,
-query, agent, open file) is kept in the address, so reload, bookmarks and back
-work. It edits through the same routes as every client: exact find-and-replace
-(``PATCH /files/{path}``, the rules of ``memory_edit_file``), saving a fact and
-forgetting one with a reason.
+The page lands on the latest notes and facts (``GET /api/v1/recent``); its views are
+search (each hit's reason in words, the raw breakdown folded), files (rendered Markdown,
+a folder tree, quick-open, free editing reviewed as a diff and saved with the SHA-256 of
+the text opened, new/rename/delete, earlier versions), facts (current first, edit and
+history), context (the assembled prompt, per-file switches and order) and activity. The
+view (tab, query, agent, open file) is kept in the address, so reload, bookmarks and back
+work. It changes memory through the same routes as every client (docs/browser.md).
 
-The page treats memory as untrusted data: it builds the DOM with
-``textContent`` only, and the strict Content-Security-Policy sent with it
-(no inline script, no inline handlers) is a second line of defence.
+The page treats memory as untrusted data: it builds the DOM with elements and
+text nodes only (its Markdown renderer too), and the strict Content-Security-Policy
+sent with it (no inline script, no inline handlers) is a second line of defence;
+``/favicon.ico`` is served with the page, so browsers asking for it get no 401.
 """
 
 from __future__ import annotations
@@ -43,7 +45,7 @@ from memdir.interfaces.http.routes import MemoryDep
 log = logging.getLogger(__name__)
 
 STATIC_DIR = Path(__file__).parent / "static"
-PAGE_PATHS = ("/", "/index.html")
+PAGE_PATHS = ("/", "/index.html", "/favicon.ico")
 STATIC_PREFIX = "/static/"
 WILDCARD_HOSTS = {"": "127.0.0.1", "0.0.0.0": "127.0.0.1", "::": "::1"}
 SECURITY_HEADERS = {
@@ -136,11 +138,17 @@ async def _index(request: Request) -> Response:
     return FileResponse(STATIC_DIR / "index.html", media_type="text/html")
 
 
+async def _favicon(request: Request) -> Response:
+    """The page's icon, also at the address browsers ask for unprompted (no 401 logged)."""
+    return FileResponse(STATIC_DIR / "favicon.svg", media_type="image/svg+xml")
+
+
 def _pages_app() -> Starlette:
     return Starlette(
         routes=[
             Route("/", _index, methods=["GET", "HEAD"]),
             Route("/index.html", _index, methods=["GET", "HEAD"]),
+            Route("/favicon.ico", _favicon, methods=["GET", "HEAD"]),
             Mount("/static", StaticFiles(directory=STATIC_DIR), name="static"),
         ]
     )
@@ -177,4 +185,6 @@ class BrowserPages:
 def mount_browser(app: FastAPI) -> None:
     """Add the browser to ``app``: call it after the auth middleware is added."""
     app.include_router(timeline_router)
+    # /facts/timeline goes ahead of /facts/{fact_id}, which would take "timeline" for an id.
+    app.router.routes.insert(0, app.router.routes.pop())
     app.add_middleware(BrowserPages)

@@ -3,14 +3,16 @@
 // bookmark or back and forward show it again.
 
 import { forgetToken, getJson, readToken, saveToken, session, takeTokenFromFragment } from "./api.js";
+import { refreshActivity, initActivity } from "./activity.js";
 import { refreshContext } from "./context.js";
 import { describeError, fill, formatNumber } from "./dom.js";
 import { initFacts, refreshFacts } from "./facts.js";
 import { closeFile, initFiles, refreshFiles, showFile } from "./files.js";
+import { initQuickOpen } from "./quickopen.js";
 import { initSearch, refreshSearch, restoreSearch } from "./search.js";
 import { readState, writeState } from "./state.js";
 
-const TABS = ["search", "files", "facts", "context"];
+const TABS = ["search", "files", "facts", "context", "activity"];
 const byId = (id) => document.getElementById(id);
 
 let activeTab = "search";
@@ -38,6 +40,7 @@ const REFRESH = {
   files: () => refreshFiles(ctx),
   facts: () => refreshFacts(ctx),
   context: () => refreshContext(ctx),
+  activity: () => refreshActivity(ctx),
 };
 
 function showTab(name, load = true) {
@@ -169,6 +172,10 @@ function initSession() {
     applyState();
     if (readToken()) connect();
   });
+  // Opening the `#token=` link in a tab that already shows the page signs in at once.
+  window.addEventListener("hashchange", () => {
+    if (takeTokenFromFragment()) connect();
+  });
   window.addEventListener("memdir:unauthorized", () => {
     showLogin(REFUSED);
   });
@@ -191,6 +198,8 @@ function start() {
   initSearch(ctx);
   initFiles(ctx);
   initFacts(ctx);
+  initActivity(ctx);
+  initQuickOpen((path) => ctx.openFile(path, null, null));
   takeTokenFromFragment();
   applyState();
   if (readToken()) connect();

@@ -75,3 +75,38 @@ export function describeError(error) {
   if (error && error.status) return `${error.title} (${error.status}): ${error.detail}`;
   return `Could not reach the memdir server: ${error && error.message ? error.message : error}`;
 }
+
+// The sentences of an API error's detail that speak to a person: those naming routes,
+// request bodies or query parameters are for programs and are left out.
+function plainDetail(detail) {
+  const sentences = String(detail || "").split(/(?<=[.;:])\s+|\s+\(|\)$/);
+  const plain = sentences.filter((s) => s.trim() &&
+    !/\/api\/v1|\b(GET|PUT|PATCH|POST|DELETE)\b|send "|"\w+":|\?\w+=|expected_sha256|query parameter/.test(s));
+  return plain.join(" ").trim().replace(/[.;:,]+$/, "");
+}
+
+// An error as one sentence for a person using the page (no routes, no request bodies).
+export function sayError(error, what = "That") {
+  if (!error || !error.status) {
+    return "The memdir server did not answer: is `memdir serve` still running?";
+  }
+  const detail = plainDetail(error.detail);
+  switch (error.status) {
+    case 401:
+    case 403:
+      return "This token may not do that: sign in with the token in $MEMDIR_HOME/api-token.";
+    case 404:
+      return `${what} is not there any more: it may have been renamed or deleted.`;
+    case 409:
+      return detail ? `${what} was not saved: ${detail}.` : `${what} was not saved: it changed meanwhile.`;
+    case 413:
+      return `${what} is too long to save.`;
+    case 422:
+    case 400:
+      return detail ? `${what} was not accepted: ${detail}.` : `${what} was not accepted.`;
+    case 507:
+      return "The disk is full: nothing was written. Free some space and try again.";
+    default:
+      return detail ? `Something went wrong: ${detail}.` : "Something went wrong on the server.";
+  }
+}

@@ -2,7 +2,7 @@
 // the score breakdown folded away); with no query, the latest notes and facts.
 
 import { getJson } from "./api.js";
-import { describeError, fill, formatScore, h, highlighted, timeEl } from "./dom.js";
+import { sayError, fill, formatScore, h, highlighted, timeEl } from "./dom.js";
 import { writeState } from "./state.js";
 
 const form = () => document.getElementById("search-form");
@@ -19,27 +19,66 @@ function agentOfSource(source) {
   return source && source.startsWith("agent:") ? source.slice("agent:".length) : "";
 }
 
+// Signals that are fractions (0-1) get a bar of that fraction; the others (raw BM25,
+// the recency multiplier) are shown as numbers only, so no bar is scaled to another.
 function breakdownTable(hit) {
   const entries = Object.entries(hit.breakdown || {});
-  const largest = Math.max(1e-9, ...entries.map(([, v]) => Math.abs(Number(v)) || 0));
   const rows = entries.map(([signal, value]) => {
-    const width = `${Math.round((Math.abs(Number(value)) / largest) * 100)}%`;
+    const number = Number(value);
+    const fraction = Number.isFinite(number) && number >= 0 && number <= 1 && signal !== "recency";
     return h("tr", {},
       h("th", { scope: "row" }, signal),
       h("td", { class: "num" }, formatScore(value)),
-      h("td", { class: "bar-cell" },
-        h("span", { class: "bar", "aria-hidden": "true" },
-          h("span", { class: "bar-fill", style: { width } }))));
+      h("td", { class: "bar-cell" }, fraction
+        ? h("span", { class: "bar", "aria-hidden": "true" },
+          h("span", { class: "bar-fill", style: { width: `${Math.round(number * 100)}%` } }))
+        : h("span", { class: "muted" }, "not a 0–1 value")));
   });
-  // Folded: a hit is read for its text; how the score was made is there on demand.
   return h("details", { class: "why" },
-    h("summary", {}, "Score breakdown"),
+    h("summary", {}, "Show the raw score breakdown"),
     h("table", { class: "breakdown" },
       h("thead", {}, h("tr", {},
         h("th", { scope: "col" }, "Signal"),
         h("th", { scope: "col" }, "Value"),
-        h("th", { scope: "col" }, h("span", { class: "visually-hidden" }, "Relative size")))),
+        h("th", { scope: "col" }, "On a 0–1 scale"))),
       h("tbody", {}, rows)));
+}
+
+// The query's words that occur in `text` (case-insensitive, whole or as a word's start).
+export function matchedWords(text, query) {
+  const hay = String(text).toLowerCase();
+  const words = [...new Set(String(query).toLowerCase().match(/[\p{L}\p{N}_]{2,}/gu) || [])]
+    .filter((word) => !STOPWORDS.has(word));
+  return words.filter((word) => hay.includes(word));
+}
+
+const STOPWORDS = new Set(["a", "an", "and", "are", "as", "at", "be", "by", "did", "do", "does",
+  "for", "from", "how", "in", "is", "it", "of", "on", "or", "the", "to", "was", "we", "what",
+  "when", "where", "which", "who", "why", "with", "about"]);
+
+// Why a hit was found, in words: "matched 'billing'; close in meaning; written recently".
+export function whyInWords(hit, query) {
+  const b = hit.breakdown || {};
+  const reasons = [];
+  const words = matchedWords(hit.text, query);
+  if (words.length) reasons.push(`matched ${words.map((w) => `‘${w}’`).join(", ")}`);
+  else if ((b.bm25 || 0) > 0) reasons.push("shares word forms with the query");
+  const cosine = Number(b.vector);
+  if (cosine >= 0.5) reasons.push("close in meaning");
+  else if (cosine >= 0.3) reasons.push("somewhat close in meaning");
+  if ((b.neighbour || 0) > 0 && !(b.fused > 0)) reasons.push("next to a strong match");
+  else if ((b.chunk || 0) > 0 && b.fused === 0) reasons.push("part of a matching passage");
+  if ((b.recency || 1) > 1.01) reasons.push("written recently");
+  if (hit.retired) reasons.push("from a fact that has since ended");
+  return reasons.length ? reasons.join("; ") : "ranked by the combined signals";
+}
+
+// "strong match" / "good match" / "weak match" for a 0-1 score.
+export function strength(score) {
+  const value = Number(score);
+  if (value >= 0.7) return "strong match";
+  if (value >= 0.4) return "good match";
+  return "weak match";
 }
 
 function hitItem(hit, query, ctx) {
@@ -50,8 +89,9 @@ function hitItem(hit, query, ctx) {
         type: "button", class: "citation", onclick: open,
         title: "Open the file at these lines",
       }, hit.citation),
-      h("span", { class: "score" }, "score ", h("strong", {}, formatScore(hit.score))),
+      h("span", { class: "score" }, strength(hit.score), " · score ", h("strong", {}, formatScore(hit.score))),
       h("span", { class: "source" }, hit.source)),
+    h("p", { class: "why-words" }, "Why: ", whyInWords(hit, query)),
     h("pre", { class: "snippet" }, highlighted(hit.text, query)),
     breakdownTable(hit));
 }
@@ -72,7 +112,7 @@ async function runSearch(ctx, query, scope) {
     fill(hitList(), result.hits.map((hit) => hitItem(hit, query, ctx)));
     ctx.indexChanged(); // the search synced the index first
   } catch (error) {
-    fill(statusLine(), h("span", { class: "error" }, describeError(error)));
+    fill(statusLine(), h("span", { class: "error" }, sayError(error, "The search")));
   }
 }
 
@@ -84,11 +124,24 @@ function recentFile(change, ctx) {
     " ", h("span", { class: "muted" }, timeEl(change.modified)));
 }
 
+// A fact as it stands now (the newest change to it): struck through once it ended.
+function factState(fact) {
+  if (fact.forgotten_at) return "forgotten";
+  return fact.valid_to ? "superseded" : "current";
+}
+
 function recentFact(change) {
-  return h("li", { class: `recent-fact ${change.kind}` },
-    h("span", { class: `badge kind-${change.kind}` }, change.kind), " ",
-    change.kind === "saved" ? change.fact.text : h("s", {}, change.fact.text),
+  const state = factState(change.fact);
+  return h("li", { class: `recent-fact ${state}` },
+    h("span", { class: `badge state-${state}` }, state === "current" ? "current" : `ended: ${state}`), " ",
+    state === "current" ? change.fact.text : h("s", {}, change.fact.text),
     " ", h("span", { class: "muted" }, timeEl(change.at)));
+}
+
+// One row per fact, its newest change first.
+function latestPerFact(changes) {
+  const seen = new Set();
+  return changes.filter((change) => !seen.has(change.fact.id) && seen.add(change.fact.id));
 }
 
 // What changed lately, shown until the first search.
@@ -102,7 +155,7 @@ async function showLanding(ctx) {
   try {
     activity = await getJson("/recent", { days: 30, limit: 40 });
   } catch (error) {
-    fill(files, h("li", { class: "error" }, describeError(error)));
+    fill(files, h("li", { class: "error" }, sayError(error, "Recent activity")));
     fill(facts);
     return;
   }
@@ -110,7 +163,8 @@ async function showLanding(ctx) {
     change.path === "MEMORY.md").slice(0, 8);
   fill(files, notes.length ? notes.map((change) => recentFile(change, ctx))
     : h("li", { class: "muted" }, "No notes written in the last 30 days."));
-  fill(facts, activity.facts.length ? activity.facts.slice(0, 8).map(recentFact)
+  const latest = latestPerFact(activity.facts);
+  fill(facts, latest.length ? latest.slice(0, 8).map(recentFact)
     : h("li", { class: "muted" }, "No facts saved in the last 30 days."));
 }
 

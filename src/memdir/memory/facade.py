@@ -28,6 +28,7 @@ from memdir.facts.revisions import FactVersion
 from memdir.home import Home, source_of
 from memdir.index import Freshness, SyncReport, freshness_of
 from memdir.memory import composition, curation, indexing, paths, prompt_inputs, versions
+from memdir.memory.file_writes import FileWriteMethods
 from memdir.memory.indexing import Indexer
 from memdir.memory.reads import best_effort
 from memdir.memory.stores import Stores
@@ -40,7 +41,6 @@ from memdir.tools import TOOL_NAMES, Scope
 from memdir.workspace import (
     FileInfo,
     FileSlice,
-    NoteLocation,
     PromptFile,
     Workspace,
     revisions,
@@ -62,7 +62,7 @@ MAX_RECENT_DAYS = 3650
 BASE_PROMPT = prompt_inputs.BASE_PROMPT
 
 
-class Memory(versions.HistoryMethods):
+class Memory(FileWriteMethods, versions.HistoryMethods):
     """Persistent memory of one agent (or of the global workspace when ``agent_id`` is None).
 
     Open it with :meth:`open`; use it as a context manager or call :meth:`close`.
@@ -213,51 +213,6 @@ class Memory(versions.HistoryMethods):
         workspace, relative = self._locate(path)
         text = revisions.read_text(workspace, relative)
         return replace(text, path=self._cited(workspace, text.path))
-
-    def write_file(
-        self, path: str, content: str, *, expected_sha256: str | None = None,
-        create_only: bool = False,
-    ) -> str:  # fmt: skip
-        """Create or replace a file atomically; content that adds a credential is refused.
-        The file is searchable when this returns (``memory.writes``). ``create_only`` writes
-        only a new file, ``expected_sha256`` only over the text read (else ``ConflictError``).
-        Writing the last file the first-run ritual asks for ends it (BOOTSTRAP.md goes).
-        """
-        return self.writes.write_file(path, content, expected_sha256, create_only)
-
-    def edit_file(
-        self, path: str, old_text: str, new_text: str, replace_all: bool = False, *,
-        expected_sha256: str | None = None,
-    ) -> int:  # fmt: skip
-        """Exact find-and-replace; an edit whose result holds a new credential is refused
-        (even when the credential is assembled from the old text and the new).
-        ``expected_sha256``: only if the file still holds what was read."""
-        return self.writes.edit_file(path, old_text, new_text, replace_all, expected_sha256)
-
-    def insert_lines(
-        self, path: str, line: int, text: str, *, expected_sha256: str | None = None
-    ) -> FileText:
-        """Insert ``text`` as whole lines after line ``line`` (0: before the first line);
-        returns the file as it is now, with its new ``sha256``."""
-        return self.writes.insert_lines(path, line, text, expected_sha256)
-
-    def rename_file(
-        self, old_path: str, new_path: str, *, expected_sha256: str | None = None
-    ) -> tuple[str, str]:
-        """Move a file to ``new_path``, never over another (``ConflictError``); both paths."""
-        return self.writes.rename_file(old_path, new_path, expected_sha256)
-
-    def append_daily(self, text: str, date: datetime | None = None) -> NoteLocation:
-        """Append to today's (or ``date``'s) daily note under a lock; returns where it landed.
-
-        Text holding a credential is refused. The note is searchable when this returns.
-        """
-        return self.writes.append_daily(text, date)
-
-    def delete_file(self, path: str, *, expected_sha256: str | None = None) -> None:
-        """Delete a file of this workspace (never a global file read by fallback); with
-        ``expected_sha256``, only if it still holds what was read. It leaves the index."""
-        self.writes.delete_file(path, expected_sha256)
 
     # -- prompt --------------------------------------------------------------------
     def _prompt_inputs(

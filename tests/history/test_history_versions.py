@@ -240,3 +240,12 @@ def test_inserts_renames_and_checked_writes_are_versions(home: Path) -> None:
         moved = memory.history_versions()[0]
     assert tools == ["rename_file", "write_file", "insert_lines", "write_file"]
     assert set(moved.paths) == {"memory/plan.md", "memory/roadmap.md"}
+
+
+def test_a_first_write_into_a_home_not_yet_made_is_a_version(tmp_path: Path) -> None:
+    home = tmp_path / "not-yet"  # no folder: the first write creates the home
+    with Memory.open(home, "coder", embedder=HashEmbedder(), chat_model=None) as memory:
+        memory.write_file("memory/first.md", "# First\n\nthe very first note\n")
+        versions = memory.history_versions()
+    assert [v.tool for v in versions][:1] == ["write_file"]
+    assert versions[0].paths == ("memory/first.md",)

@@ -155,6 +155,7 @@ class HomeHistory:
         """Create the repository with the workspaces as they are (once; under the lock)."""
         if self.started:
             return
+        self.root.mkdir(parents=True, exist_ok=True)  # a first write creates the home too
         self.git("init", "-q")
         for name, text in ((".gitignore", GITIGNORE), (".gitattributes", GITATTRIBUTES)):
             if not (self.root / name).exists():

@@ -90,7 +90,7 @@ def test_emergency_compaction_on_a_context_length_error_then_one_retry(
             raise ContextLengthError("maximum context length is 1000 tokens")
         return answers(messages, tools, schema)
 
-    model = ScriptedChatModel(brain, context_window=2100)  # 3 turns (and the tools' schemas) stay under flush
+    model = ScriptedChatModel(brain, context_window=2100)  # 3 turns + tool schemas: under flush
     with ChatAgent(bare_memory, model, session_id="boom") as agent:
         for text in FACTS:
             assert [e.kind for e in agent.send(text).events] == []

@@ -68,3 +68,50 @@ def test_an_archive_round_trips_sqlite_postgres_sqlite_with_the_same_answers(
     with open_memory(back) as memory:
         memory.import_archive(from_pg)
         assert answers(memory) == expected
+
+
+def test_the_roundtrip_benchmark_prints_the_same_figures_on_each_backend(
+    tmp_path: Path, pg_server: TestServer
+) -> None:
+    import json
+
+    from typer.testing import CliRunner
+
+    from memdir.interfaces.cli import app
+
+    turns = [
+        ("Caroline", "I went to the LGBTQ support group on Sunday."),
+        ("Melanie", "That sounds lovely. I painted a lake at sunrise."),
+        ("Caroline", "I want to study counseling next year."),
+    ]
+    sample = {
+        "conversation": {
+            "speaker_a": "Caroline",
+            "speaker_b": "Melanie",
+            "session_1_date_time": "1:56 pm on 8 May, 2023",
+            "session_1": [
+                {"speaker": s, "dia_id": f"D1:{i}", "text": t}
+                for i, (s, t) in enumerate(turns, 1)
+            ],
+        },
+        "qa": [
+            {"question": "What did Melanie paint?", "answer": "a lake", "evidence": ["D1:2"],
+             "category": 4},
+            {"question": "What will Caroline study?", "answer": "counseling",
+             "evidence": ["D1:3"], "category": 4},
+        ],
+    }  # fmt: skip
+    data = tmp_path / "locomo.json"
+    data.write_text(json.dumps([sample]))
+    result = CliRunner().invoke(
+        app, ["bench", "roundtrip", "--data", str(data), "--embedder", "hash",
+              "--dsn", pg_server.dsn],
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    figures = json.loads(result.stdout)
+    assert figures["questions"] == 2
+    backends = figures["backends"]
+    assert set(backends) == {"sqlite", "postgres", "sqlite-again"}
+    for backend in backends.values():
+        assert backend["questions_with_other_hits"] == 0
+        assert backend["R@1024tok"] == backends["sqlite"]["R@1024tok"] > 0

@@ -126,3 +126,13 @@ def test_bad_input_names_the_fix(home: Path, tmp_path: Path) -> None:
     assert code == 1
     assert "does not look like a codex memory folder" in err
     assert not (home / "agents" / "x").exists()
+
+
+def test_the_global_options_follow_import_as_before(home: Path) -> None:
+    """`memdir import` alone is still the copy to PostgreSQL, and takes --home after it."""
+    result = runner.invoke(app, ["import", "--home", str(home), "--dry-run"])
+    assert result.exit_code == 1
+    assert "no PostgreSQL connection string" in result.stderr
+    code, out, err = run(home, "import", "--agent", "cc", "codex", str(FOLDERS / "codex"))
+    assert code == 0, err
+    assert "into agent cc" in out

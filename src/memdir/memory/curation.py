@@ -15,7 +15,6 @@ from memdir.config import Settings
 from memdir.errors import NextStep, NotFoundError
 from memdir.history import WorkspaceHistory, attributed
 from memdir.memory.composition import extraction_policy
-from memdir.memory.curation_review import reviewed
 from memdir.progress import Progress
 from memdir.workspace import Workspace
 
@@ -50,6 +49,7 @@ def extract(
 ) -> ExtractionResult:
     """Extraction; its saves are versions, and so are its MEMORY.md and USER.md rewrites."""
     from memdir.curate import ExtractionTrigger, extract_after_conversation
+    from memdir.memory.curation_review import reviewed
 
     why = f"extracted from session {session.session_id}"
     with attributed(tool="extract", session=session.session_id):
@@ -71,6 +71,7 @@ def consolidate(
     """Consolidation; a rewrite of MEMORY.md is a version whose reason says what it did
     (with ``review``, a proposal: ``memory.curation_review``)."""
     from memdir.curate import consolidate as run
+    from memdir.memory.curation_review import reviewed
 
     with reviewed(workspace, review and not dry_run, "consolidate") as proposals:
         result = run(workspace, model=model, days=days, dry_run=dry_run, progress=progress)

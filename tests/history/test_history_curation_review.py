@@ -132,3 +132,34 @@ def test_an_extraction_by_the_model_proposes_its_rewrite_and_keeps_its_appends(
     assert last["tool"] == "extract"
     assert last["agent"] == "coder"
     assert "extracted from session s1: the deploy day moved" in last["reason"]
+
+
+class QuietDisplay:
+    """What the chat shows, dropped: the test reads the memory."""
+
+    def show_reply(self, text: str) -> None: ...
+    def show_event(self, event: object) -> None: ...
+    def show_notice(self, text: str) -> None: ...
+    def show_error(self, text: str) -> None: ...
+    def show_table(self, title: str, columns: object, rows: object) -> None: ...
+
+
+def test_a_chats_background_extraction_proposes_its_rewrite(home: Path) -> None:
+    from memdir.agent import ChatAgent, run_chat
+
+    new = MEMORY + "- The release is on Friday.\n"
+    reply = {"should_update": True, "reason": "a release date", "memory_update": new}
+    curator = ScriptedChatModel([json.dumps(reply)])
+    review = {"curate": {"review": True}}
+    with Memory.open(home, embedder=HashEmbedder(), chat_model=curator, overrides=review) as memory:
+        memory.init()
+        memory.write_file("MEMORY.md", MEMORY)
+        talk = ScriptedChatModel(["Nice to meet you.", "Tea it is.", "Noted."])
+        with ChatAgent(memory, talk) as agent:
+            said = iter(["Hello, I am new.", "I like green tea.", "The release is on Friday."])
+            run_chat(agent, lambda: next(said, None), QuietDisplay())
+        assert memory.read_file("MEMORY.md") == MEMORY  # proposed, not written
+    (waiting,) = proposals(home)
+    assert waiting["tool"] == "extract"
+    assert waiting["content"] == new
+    assert "a release date" in waiting["reason"]

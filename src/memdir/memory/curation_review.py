@@ -7,19 +7,20 @@ the digest of the text it was made from, instead of being written. A person list
 (``memdir proposals``), reads it as a diff (``memdir proposals show ID``) and accepts it
 (written as a version, attributed to the curation that made it; refused when the file
 changed since) or rejects it. Extraction's facts and its daily-note entry are appended as
-ever: an append loses nothing and is a version of its own.
+ever: an append loses nothing and is a version of its own. A chat's background extraction
+follows the setting too (``extract_for_review``).
 """
 
 from __future__ import annotations
 
 import json
 import secrets
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from memdir.curate.guard import Rewrite, proposing, unified_diff
 from memdir.errors import EditError, InvalidInputError
@@ -28,6 +29,10 @@ from memdir.memory.proposals import FOLDER, Proposal, load
 from memdir.workspace import Workspace
 from memdir.workspace.atomic import read_markdown, write_atomic
 from memdir.workspace.revisions import content_sha256
+
+if TYPE_CHECKING:
+    from memdir.curate import ExtractionResult
+    from memdir.llm import Message
 
 CURATION = "curation"
 
@@ -52,6 +57,19 @@ def reviewed(workspace: Workspace, on: bool, tool: str) -> Iterator[Review]:
     with proposing() as rewrites:
         yield review
     review.ids.extend(_propose(workspace, rewrite, review).id for rewrite in rewrites)
+
+
+def extract_for_review(
+    workspace: Workspace, transcript: Sequence[Message], **options: Any
+) -> ExtractionResult:
+    """``extract_after_conversation`` whose rewrites are proposals (a chat's background
+    extraction under ``curate.review``: ``curate.ExtractionRunner(extract=...)``)."""
+    from memdir.curate import extract_after_conversation
+
+    with reviewed(workspace, True, "extract") as review:
+        result = extract_after_conversation(workspace, transcript, **options)
+        review.reason = f"extracted from the conversation: {result.reason}"
+    return replace(result, proposals=tuple(review.ids)) if review.ids else result
 
 
 def _propose(workspace: Workspace, rewrite: Rewrite, review: Review) -> Proposal:

@@ -136,3 +136,19 @@ def test_the_global_options_follow_import_as_before(home: Path) -> None:
     code, out, err = run(home, "import", "--agent", "cc", "codex", str(FOLDERS / "codex"))
     assert code == 0, err
     assert "into agent cc" in out
+
+
+def test_a_project_with_only_a_claude_md_brings_only_its_instructions(
+    home: Path, tmp_path: Path
+) -> None:
+    project = tmp_path / "repo"
+    (project / "docs").mkdir(parents=True)
+    (project / "CLAUDE.md").write_text("# Instructions\n\n- Use pnpm.\n")
+    (project / "README.md").write_text("# A project\n")
+    (project / "docs" / "guide.md").write_text("# Guide\n")
+    code, out, err = run(home, "--agent", "repo", "import", "claude-code", str(project), "--json")
+    assert code == 0, err
+    files = json.loads(out)["files"]
+    assert [(f["source"], f["target"], f["action"]) for f in files] == [
+        ("CLAUDE.md", "AGENTS.md", "imported")
+    ]

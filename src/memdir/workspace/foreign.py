@@ -61,12 +61,17 @@ NOT_MARKDOWN = "not Markdown"
 
 
 def claude_code(folder: Path) -> list[Planned]:
-    memory = folder / "memory" if (folder / "memory").is_dir() else folder
     planned: list[Planned] = []
     for top in ("CLAUDE.md", ".claude/CLAUDE.md"):
         if (folder / top).is_file():
             planned.append(Planned(top, "AGENTS.md"))
             break
+    if (folder / "memory").is_dir():
+        memory = folder / "memory"
+    elif (folder / "MEMORY.md").is_file():
+        memory = folder  # the memory folder itself
+    else:
+        return planned  # a project with a CLAUDE.md only: its other files are not memory
     prefix = "" if memory == folder else "memory/"
     for relative in _files(memory):
         source = prefix + relative

@@ -104,14 +104,19 @@ def test_a_file_with_a_credential_is_refused_and_named(home: Path, tmp_path: Pat
     leaky = folder / "memory" / "2026-03-04.md"
     leaky.write_text("- the deploy token is ghp_aB3dE6gH9jK2mN5pQ8sT1vW4yZ7bC0dF\n")
     (folder / "memory" / "latin1.md").write_bytes("caf\xe9\n".encode("latin-1"))
+    (folder / "memory" / "a:b.md").write_text("- a name memdir cannot keep\n")
     code, out, _ = run(home, "--agent", "pi", "import", "openclaw", str(folder))
     assert code == 1
     assert "refused: memory/2026-03-04.md (memory/2026-03-04.md holds what looks like a " \
         "credential" in out  # fmt: skip
     assert "refused: memory/latin1.md (memory/latin1.md is not UTF-8 text" in out
+    assert "refused: memory/a:b.md (invalid workspace path 'memory/a:b.md'" in out
     root = home / "agents" / "pi"
     assert not (root / "memory" / "2026-03-04.md").exists()
-    assert (root / "memory" / "2026-03-03.md").is_file()  # the others came
+    assert (root / "memory" / "2026-03-03.md").is_file()  # the others came, as a version
+    code, out, _ = run(home, "--agent", "pi", "history", "--json")
+    (version,) = [v for v in json.loads(out)["versions"] if v["tool"] == "import"]
+    assert "memory/2026-03-03.md" in version["paths"]
     assert "ghp_" not in "".join(p.read_text() for p in root.rglob("*.md"))
 
 

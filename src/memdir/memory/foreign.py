@@ -70,8 +70,11 @@ def _text(source: Path, relative: str) -> str:
 
 
 def _write(workspace: Workspace, folder: Path, source: str, target: str) -> ImportedFile:
-    relative = str(validate_relative_path(target))
-    path = resolve_inside(workspace.root, relative)
+    try:  # a name memdir cannot keep (a control character, a reserved name) is refused
+        relative = str(validate_relative_path(target))
+        path = resolve_inside(workspace.root, relative)
+    except MemdirError as exc:
+        return ImportedFile(source, None, "refused", str(exc))
     if path.exists():
         return ImportedFile(source, relative, "conflict", f"{relative} already exists; kept")
     try:

@@ -154,6 +154,7 @@ class CurateSettings(_Section):
     session_end_messages: int = Field(15, ge=1)
     heartbeat: bool = False
     heartbeat_cron: str = "*/30 * * * *"
+    review: bool = False  # rewrites by consolidation and extraction become proposals
 
 
 class ServerSettings(_Section):

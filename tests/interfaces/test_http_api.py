@@ -164,6 +164,7 @@ def test_curation_routes(api: httpx.Client) -> None:
     dry = api.post("/api/v1/memory/global/emergence", params={"dry_run": "true"})
     assert dry.status_code == 200
     assert dry.json()["written"] is False
+    assert dry.json()["proposals"] == []  # curate.review is off
 
 
 def test_unknown_route_is_404_problem(api: httpx.Client) -> None:

@@ -20,7 +20,7 @@ import dataclasses
 import logging
 from collections.abc import Callable
 from concurrent.futures import Future, wait
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from memdir.agent.flush import make_flush
 from memdir.agent.ritual import BootstrapRitual
@@ -101,6 +101,7 @@ class ChatAgent:
             model=memory.chat_model,
             save_fact=self._save_fact,
             policy=extraction_policy or composition.extraction_policy(memory.settings),
+            **_review_extract(memory.settings.curate.review),
         )
         self._pending: list[Future[ExtractionResult]] = []
         self._scheduled: tuple[str, int, str | None] | None = None
@@ -324,3 +325,12 @@ def _brief(arguments: dict[str, object], limit: int = 60) -> str:
 def _first_line(run: ToolRun, limit: int = 80) -> str:
     line = run.result.strip().splitlines()[0] if run.result.strip() else "(empty)"
     return line if len(line) <= limit else line[: limit - 3] + "..."
+
+
+def _review_extract(review: bool) -> dict[str, Any]:
+    """The runner's extraction under ``curate.review``: rewrites become proposals."""
+    if not review:
+        return {}
+    from memdir.memory.curation_review import extract_for_review
+
+    return {"extract": extract_for_review}

@@ -106,6 +106,7 @@ class ConsolidationResult:
     update: FileUpdate | None = None
     dry_run: bool = False
     error: str | None = None
+    proposals: tuple[str, ...] = ()  # under review (curate.review): the proposals made
 
     @property
     def diff(self) -> str:

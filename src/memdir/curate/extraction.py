@@ -129,6 +129,7 @@ class ExtractionResult:
     facts_saved: int = 0
     error: str | None = None
     problems: tuple[str, ...] = field(default=())
+    proposals: tuple[str, ...] = ()  # under review (curate.review): the proposals made
 
     @property
     def skipped(self) -> bool:

@@ -34,8 +34,10 @@ import difflib
 import logging
 import re
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Literal
@@ -65,7 +67,7 @@ _HINT = re.compile(r"^\((?:[^()]|\([^()]*\))*\)$")
 _PLACEHOLDER_VALUES = frozenset({"", "...", "…", "-", "?", "tbd", "todo"})
 _WORD = re.compile(r"\w+")
 
-UpdateStatus = Literal["written", "refused", "unchanged", "dry_run"]
+UpdateStatus = Literal["written", "refused", "unchanged", "dry_run", "proposed"]
 
 
 def local_now() -> datetime:
@@ -308,6 +310,31 @@ def _with_newline(text: str) -> str:
     return body + "\n" if body else ""
 
 
+@dataclass(frozen=True)
+class Rewrite:
+    """A guarded rewrite collected under ``proposing``: ``root/name`` from ``old`` to ``new``."""
+
+    root: Path
+    name: str
+    old: str
+    new: str
+
+
+_proposing: ContextVar[list[Rewrite] | None] = ContextVar("memdir_proposing", default=None)
+
+
+@contextmanager
+def proposing() -> Iterator[list[Rewrite]]:
+    """Within the block, ``replace_guarded`` writes nothing: each rewrite the loss guard
+    accepts is collected into the list (status ``proposed``) for a person to review."""
+    collected: list[Rewrite] = []
+    token = _proposing.set(collected)
+    try:
+        yield collected
+    finally:
+        _proposing.reset(token)
+
+
 def replace_guarded(
     root: Path,
     name: str,
@@ -334,6 +361,15 @@ def replace_guarded(
     if dry_run:
         old = _read_or_empty(path)
         return _decide(name, old, proposed, min_kept, dry_run=True)
+    collected = _proposing.get()
+    if collected is not None:  # under review (``proposing``): kept for a person, not written
+        old = _read_or_empty(path)
+        update = _decide(name, old, proposed, min_kept, dry_run=True)
+        if update.status == "dry_run":
+            collected.append(Rewrite(root, name, old, proposed))
+            return replace(update, status="proposed")
+        if update.status == "unchanged":
+            return update  # a refused one is kept under .history/ as ever, below
     root.mkdir(parents=True, exist_ok=True)
     with lock_file(path, create=True):
         old = _read_or_empty(path)

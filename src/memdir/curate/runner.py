@@ -10,7 +10,7 @@ its result (say, a full disk) is logged and kept in the future.
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from types import TracebackType
 
@@ -47,7 +47,9 @@ class ExtractionRunner:
         policy: ExtractionPolicy = DEFAULT_POLICY,
         clock: Clock = local_now,
         max_workers: int = 2,
+        extract: Callable[..., ExtractionResult] = extract_after_conversation,
     ) -> None:
+        self.extract = extract  # extract_after_conversation, or one that wraps it
         self.model = model
         self.save_fact = save_fact
         self.policy = policy
@@ -81,7 +83,7 @@ class ExtractionRunner:
             )
         snapshot = tuple(messages)  # the caller may keep appending to its list
         future = self._executor.submit(
-            extract_after_conversation,
+            self.extract,
             workspace,
             snapshot,
             model=self.model,

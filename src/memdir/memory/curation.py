@@ -8,6 +8,7 @@ arguments of ``memdir.curate``.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from memdir.config import Settings
@@ -48,27 +49,37 @@ def extract(
 ) -> ExtractionResult:
     """Extraction; its saves are versions, and so are its MEMORY.md and USER.md rewrites."""
     from memdir.curate import ExtractionTrigger, extract_after_conversation
+    from memdir.memory.curation_review import reviewed
 
+    why = f"extracted from session {session.session_id}"
     with attributed(tool="extract", session=session.session_id):
-        result = extract_after_conversation(
-            workspace, transcript(session), model=model, save_fact=save_fact,
-            trigger=ExtractionTrigger(scheduled=scheduled, session_id=session.session_id),
-            policy=extraction_policy(settings),
-        )  # fmt: skip
-        history.record_all("extract", f"extracted from session {session.session_id}")
-    return result
+        with reviewed(workspace, settings.curate.review, "extract") as review:
+            result = extract_after_conversation(
+                workspace, transcript(session), model=model, save_fact=save_fact,
+                trigger=ExtractionTrigger(scheduled=scheduled, session_id=session.session_id),
+                policy=extraction_policy(settings),
+            )  # fmt: skip
+            review.reason = f"{why}: {result.reason}" if result.reason else why
+        history.record_all("extract", why)
+    return replace(result, proposals=tuple(review.ids)) if review.ids else result
 
 
 def consolidate(
     workspace: Workspace, model: ChatModel | None, dry_run: bool, days: int,
-    progress: Progress | None, history: WorkspaceHistory,
+    progress: Progress | None, history: WorkspaceHistory, review: bool = False,
 ) -> ConsolidationResult:  # fmt: skip
-    """Consolidation; a rewrite of MEMORY.md is a version whose reason says what it did."""
+    """Consolidation; a rewrite of MEMORY.md is a version whose reason says what it did
+    (with ``review``, a proposal: ``memory.curation_review``)."""
     from memdir.curate import consolidate as run
+    from memdir.memory.curation_review import reviewed
 
-    result = run(workspace, model=model, days=days, dry_run=dry_run, progress=progress)
-    if result.written:
+    with reviewed(workspace, review and not dry_run, "consolidate") as proposals:
+        result = run(workspace, model=model, days=days, dry_run=dry_run, progress=progress)
         why = f"promoted {len(result.added)} entries, merged {result.merged} ({result.method})"
+        proposals.reason = why
+    if proposals.ids:
+        return replace(result, proposals=tuple(proposals.ids))
+    if result.written:
         history.record_all("consolidate", why)
     return result
 

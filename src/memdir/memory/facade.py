@@ -473,7 +473,8 @@ class Memory(FileWriteMethods, versions.HistoryMethods):
         """Promote what is stable in recent daily notes into MEMORY.md (loss-guarded)."""
         days = days or self.settings.curate.consolidate_days
         model, history = self.chat_model, self.history
-        return curation.consolidate(self.workspace, model, dry_run, days, progress, history)
+        review = self.settings.curate.review
+        return curation.consolidate(self.workspace, model, dry_run, days, progress, history, review)
 
     def end_session(self, session_id: str) -> SessionNote | None:
         """Write the last messages of a session as ``memory/YYYY-MM-DD-<slug>.md``."""

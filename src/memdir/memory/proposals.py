@@ -59,6 +59,9 @@ class Proposal:
     content: str  # the whole new text
     base_sha256: str  # of the text it was made from ("" when the file did not exist)
     created: str
+    kind: str = "shared"  # "curation": a rewrite by consolidation or extraction under review
+    tool: str = ""  # what made it (consolidate, extract)
+    reason: str = ""  # why (the curation's summary)
 
 
 def _digest(text: str | None) -> str:
@@ -166,6 +169,11 @@ def accept(memory: SharedWriter, proposal_id: str) -> Proposal:
     memory.write_file(proposal.path, proposal.content)  # refused for an agent token
     os.unlink(path)
     return proposal
+
+
+def load(home: Path, proposal_id: str) -> Proposal:
+    """The proposal ``proposal_id`` waiting under ``home``."""
+    return _load(_file(home, proposal_id))
 
 
 def reject(home: Path, proposal_id: str) -> Proposal:

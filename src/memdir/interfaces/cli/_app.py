@@ -60,6 +60,8 @@ class MemdirGroup(TyperGroup):
         command = super().get_command(ctx, cmd_name)
         if command is not None and not hasattr(command, "commands"):  # a leaf, not a group
             _accept_global_options(command)
+        elif getattr(command, "invoke_without_command", False):  # a group that runs alone
+            _accept_global_options(command)  # `memdir import --home H`, `memdir proposals ...`
         return command
 
 

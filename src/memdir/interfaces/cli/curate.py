@@ -34,6 +34,8 @@ def extract(
         typer.echo(f"facts saved: {result.facts_saved}")
         for problem in result.problems:
             typer.echo(f"problem: {problem}")
+        for proposal in result.proposals:
+            typer.echo(f"proposed for review: {proposal} (`memdir proposals accept {proposal}`)")
         if result.error:
             typer.echo(f"error: {result.error}")
 
@@ -52,10 +54,13 @@ def consolidate(
     with state(ctx).open_memory() as memory, show_progress("memdir consolidate") as progress:
         result = memory.consolidate(dry_run=dry_run, days=days, progress=progress)
     if as_json:
-        print_json({"diff": result.diff, "written": result.written, "added": result.added})
+        print_json({"diff": result.diff, "written": result.written, "added": result.added,
+                    "proposals": result.proposals})  # fmt: skip
         return
     typer.echo(result.diff or "nothing to promote")
     typer.echo("dry run: nothing written" if dry_run else f"written: {result.written}")
+    for proposal in result.proposals:
+        typer.echo(f"proposed for review: {proposal} (`memdir proposals accept {proposal}`)")
 
 
 @session_app.command("list")

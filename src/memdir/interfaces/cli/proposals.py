@@ -14,7 +14,8 @@ from memdir.interfaces.cli._app import JsonOption, MemdirGroup, print_json, stat
 
 app = typer.Typer(
     cls=MemdirGroup,
-    help="Changes agents proposed to shared files (USER.md): list them, accept or reject one.",
+    help="Changes waiting for a person: agents' changes to shared files (USER.md) and "
+    "curation's rewrites under review (curate.review); list, show, accept or reject one.",
     invoke_without_command=True,
     add_completion=False,
     pretty_exceptions_enable=False,
@@ -40,15 +41,36 @@ def proposals(ctx: typer.Context, as_json: JsonOption = False) -> None:
         typer.echo("no proposals")
     for proposal in found:
         lines = proposal.content.count("\n") + 1
-        typer.echo(f"{proposal.id}  {proposal.created}  agent {proposal.agent}  "
+        who = f"agent {proposal.agent}" if proposal.agent else "global workspace"
+        made = f"  {proposal.tool}" if proposal.tool else ""
+        typer.echo(f"{proposal.id}  {proposal.created}  {who}{made}  "
                    f"{proposal.path} ({lines} lines)")  # fmt: skip
+
+
+@app.command("show")
+def show(ctx: typer.Context, proposal_id: ProposalId) -> None:
+    """Print what a proposal would change, as a unified diff from the file as it is now."""
+    from memdir.config import resolve_home
+    from memdir.memory.curation_review import proposal_diff
+
+    proposal, diff = proposal_diff(resolve_home(state(ctx).home), proposal_id)
+    typer.echo(diff or f"{proposal.id} would change nothing in {proposal.path}", nl=not diff)
 
 
 @app.command("accept")
 def accept(ctx: typer.Context, proposal_id: ProposalId) -> None:
     """Write the proposed text to the shared file (refused if the file changed since)."""
+    from memdir.config import resolve_home
+    from memdir.memory.curation_review import CURATION, accept_curation
     from memdir.memory.proposals import accept as accept_proposal
+    from memdir.memory.proposals import load
 
+    proposal = load(resolve_home(state(ctx).home), proposal_id)
+    if proposal.kind == CURATION:  # written in the workspace it was made for
+        with state(ctx).open_memory(proposal.agent or None) as memory:
+            accept_curation(memory, proposal)
+        typer.echo(f"accepted {proposal.id}: {proposal.path} now holds {proposal.tool}'s text")
+        return
     with state(ctx).open_memory(None) as memory:
         proposal = accept_proposal(memory, proposal_id)
     typer.echo(f"accepted {proposal.id}: {proposal.path} now holds agent {proposal.agent}'s text")

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from memdir.errors import ConfigError
-from memdir.interfaces.cli._app import JsonOption, print_json, state
+from memdir.interfaces.cli._app import JsonOption, MemdirGroup, print_json, state
 
 if TYPE_CHECKING:  # the PostgreSQL driver loads when a transfer runs, not for --help
     from memdir.store.postgres.files import TransferReport
@@ -45,8 +45,19 @@ _QUIET = ("unchanged",)
 
 
 def register(app: typer.Typer) -> None:
+    from memdir.interfaces.cli import foreign
+
     app.command("export")(export_files)
-    app.command("import")(import_files)
+    import_app = typer.Typer(
+        cls=MemdirGroup,
+        invoke_without_command=True,
+        add_completion=False,
+        pretty_exceptions_enable=False,
+        rich_markup_mode=None,
+    )
+    import_app.callback()(import_files)  # `memdir import` alone: the files to PostgreSQL
+    foreign.register(import_app)  # `memdir import claude-code|openclaw|codex FOLDER`
+    app.add_typer(import_app, name="import")
 
 
 def _target(ctx: typer.Context, dsn: str | None, schema: str | None) -> tuple[str, str, Path]:
@@ -131,7 +142,10 @@ def import_files(
     force: ForceOption = False,
     as_json: JsonOption = False,
 ) -> None:
-    """Copy the home's workspace files (every agent and global) into PostgreSQL."""
+    """Copy the home's workspace files (every agent and global) into PostgreSQL; with a
+    tool's name, import that tool's Markdown memories as an agent workspace."""
+    if ctx.invoked_subcommand is not None:
+        return
     from memdir.store.postgres.files import import_from_directory
 
     _run(ctx, import_from_directory, dsn, schema, force, dry_run, as_json)

@@ -327,6 +327,7 @@ def run_emergence(
         "diff": result.diff,
         "written": result.written,
         "error": result.error,
+        "proposals": result.proposals,  # under curate.review: for `memdir proposals`
     }
 
 

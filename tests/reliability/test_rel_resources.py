@@ -47,8 +47,10 @@ def test_open_workspaces_are_bounded_and_evicted_ones_are_closed(home: Path) -> 
                 memory.write_file("memory/n.md", f"# n\n\nnote {number}\n")
                 assert memory.search(f"note {number}").hits
             if number == 6:
+                first.history.flush()  # a version being committed runs git: its pipes
                 baseline = open_files()
         assert baseline is not None
+        first.history.flush()  # the home's versions committed: no git process is running
         assert open_files() <= baseline + 2  # flat: each eviction closed its files
         assert len(memories) == 3
         assert first in memories.opened()  # leased: never closed under its user

@@ -33,8 +33,8 @@ from typing import Any
 
 from memdir.context import Session
 from memdir.context.sessions import SessionMessage
-from memdir.errors import SecretRejectedError, missing_dependency
-from memdir.facts.safety import reject_secrets
+from memdir.errors import SecretRejectedError
+from memdir.integrations import missing, plain_records
 from memdir.llm import Message
 from memdir.llm.base import ToolCall
 from memdir.memory import Memory
@@ -46,7 +46,7 @@ try:
     from camel.storages.key_value_storages import BaseKeyValueStorage, InMemoryKeyValueStorage
     from camel.utils import BaseTokenCounter
 except ImportError as exc:  # pragma: no cover - exercised without the extra
-    raise missing_dependency("camel-ai", "camel") from exc
+    raise missing("camel-ai", "camel", exc) from None
 
 log = logging.getLogger(__name__)
 
@@ -68,11 +68,7 @@ class TranscriptStorage(BaseKeyValueStorage):  # type: ignore[misc]
     def save(self, records: list[dict[str, Any]]) -> None:
         if not records:
             return
-        stored = [json.loads(json.dumps(record, ensure_ascii=False)) for record in records]
-        try:
-            reject_secrets(json.dumps(stored, ensure_ascii=False), "a chat record")
-        except SecretRejectedError as exc:
-            raise CredentialRefusedError(str(exc)) from exc
+        stored = plain_records(records, "a chat record", CredentialRefusedError)
         messages = [message_of(record) for record in stored]
         self.transcript.extend(messages, extras=stored)
 

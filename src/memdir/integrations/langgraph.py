@@ -35,7 +35,8 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 from urllib.parse import quote, unquote
 
-from memdir.errors import NotFoundError, SecretRejectedError, missing_dependency
+from memdir.errors import NotFoundError, SecretRejectedError
+from memdir.integrations import missing
 from memdir.memory import Memory
 
 try:
@@ -58,7 +59,7 @@ try:
     # it means in its in-memory store (``$eq``, ``$gt``, ... and ``*`` wildcards).
     from langgraph.store.memory import _compare_values, _does_match
 except ImportError as exc:  # pragma: no cover - exercised without the extra
-    raise missing_dependency("langgraph", "langgraph") from exc
+    raise missing("langgraph", "langgraph", exc) from None
 
 log = logging.getLogger(__name__)
 

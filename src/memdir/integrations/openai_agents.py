@@ -27,8 +27,8 @@ from typing import Any
 from filelock import FileLock
 
 from memdir.context import Session
-from memdir.errors import InvalidInputError, SecretRejectedError, missing_dependency
-from memdir.facts.safety import reject_secrets
+from memdir.errors import InvalidInputError, SecretRejectedError
+from memdir.integrations import missing, plain_records
 from memdir.llm import Message
 from memdir.llm.base import ToolCall
 from memdir.memory import Memory
@@ -38,7 +38,7 @@ try:
     from agents.exceptions import UserError
     from agents.memory.session_settings import coerce_session_settings, resolve_session_limit
 except ImportError as exc:  # pragma: no cover - exercised without the extra
-    raise missing_dependency("openai-agents", "openai-agents") from exc
+    raise missing("openai-agents", "openai-agents", exc) from None
 
 POP = "agents-pop"
 CLEAR = "agents-clear"
@@ -87,11 +87,7 @@ class MemdirSession:
         """Append ``items`` in one write; refused whole if one holds a credential."""
         if not items:
             return
-        stored = [json.loads(json.dumps(item, ensure_ascii=False)) for item in items]
-        try:
-            reject_secrets(json.dumps(stored, ensure_ascii=False), "the session items")
-        except SecretRejectedError as exc:
-            raise CredentialRefusedError(str(exc)) from exc
+        stored = plain_records(items, "the session items", CredentialRefusedError)
         messages = [message_of(item) for item in stored]
         await asyncio.to_thread(self.transcript.extend, messages, extras=stored)
 

@@ -158,48 +158,12 @@ def test_two_processes_changing_one_file_lose_nothing(home: Path, tmp_path: Path
     assert sorted(lines[1:]) == sorted(f"w{w}-{n:03d}" for w in range(2) for n in range(count))
 
 
-RUNNER = """
-import json, sys
-import httpx2 as httpx  # the HTTP client the SDK uses (httpx's API)
-from anthropic import Anthropic
-from memdir.embeddings.base import HashEmbedder
-from memdir.integrations.anthropic import MemdirMemoryTool
-from memdir.memory import Memory
-
-home, tool_input = sys.argv[1], json.loads(sys.argv[2])
-sent = []
-
-def answer(content, stop):
-    return {"id": f"msg_{len(sent)}", "type": "message", "role": "assistant",
-            "model": "claude-sonnet-4-5", "content": content, "stop_reason": stop,
-            "stop_sequence": None, "usage": {"input_tokens": 1, "output_tokens": 1}}
-
-def handler(request):
-    body = json.loads(request.content)
-    sent.append(body)
-    if len(sent) == 1:
-        use = {"type": "tool_use", "id": "toolu_1", "name": "memory", "input": tool_input}
-        return httpx.Response(200, json=answer([use], "tool_use"))
-    return httpx.Response(200, json=answer([{"type": "text", "text": "done"}], "end_turn"))
-
-client = Anthropic(api_key="test-key", base_url="http://model.test",
-                   http_client=httpx.Client(transport=httpx.MockTransport(handler)))
-with Memory.open(home, embedder=HashEmbedder(), chat_model=None) as memory:
-    runner = client.beta.messages.tool_runner(
-        model="claude-sonnet-4-5", max_tokens=256, tools=[MemdirMemoryTool(memory)],
-        messages=[{"role": "user", "content": "hello"}],
-    )
-    final = runner.until_done()
-results = [block for block in sent[-1]["messages"][-1]["content"]
-           if block.get("type") == "tool_result"]
-print(json.dumps({"tools": sent[0]["tools"], "result": results[0],
-                  "final": final.content[0].text}))
-"""
+RUNNER = Path(__file__).with_name("anthropic_run.py")
 
 
 def run_process(home: Path, tool_input: dict[str, Any]) -> dict[str, Any]:
     done = subprocess.run(
-        [sys.executable, "-c", RUNNER, str(home), json.dumps(tool_input)],
+        [sys.executable, str(RUNNER), str(home), json.dumps(tool_input)],
         capture_output=True, text=True, timeout=120, check=False,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr

@@ -1,13 +1,16 @@
 """memdir at the lowest dependency versions pyproject.toml allows, end to end.
 
 scripts/check-minimums (run by scripts/test) installs them into ``.venv-minimums/``:
-``core`` is memdir alone, ``server`` memdir[server,postgres]. Every check runs those
+``core`` is memdir alone, ``server`` memdir[server,postgres], ``frameworks``
+memdir[anthropic,langgraph,openai-agents] (camel-ai's adapter is tested in .venv-camel at
+the versions its extra resolves to). Every check runs those
 environments' own ``memdir`` and ``python`` in subprocesses, with the real local embedding
 model; the MCP and HTTP clients are this environment's.
 """
 
 from __future__ import annotations
 
+import json
 import re
 import subprocess
 import time
@@ -91,7 +94,13 @@ def save_and_search(env: Path, home: Path, extra_env: dict[str, str] | None = No
 
 
 @pytest.mark.parametrize(
-    ("name", "extras"), [("core", ()), ("server", ("server", "postgres"))], ids=["core", "server"]
+    ("name", "extras"),
+    [
+        ("core", ()),
+        ("server", ("server", "postgres")),
+        ("frameworks", ("anthropic", "langgraph", "openai-agents")),
+    ],
+    ids=["core", "server", "frameworks"],
 )
 def test_every_declared_minimum_is_what_installs(name: str, extras: tuple[str, ...]) -> None:
     env = env_dir(name)
@@ -208,3 +217,46 @@ def test_postgres_minimums_save_and_search(tmp_path: Path, pg_server: TestServer
         assert schema in status, status
     finally:
         PostgresStore.delete(dsn, schema)
+
+
+def run_script(env: Path, home: Path, name: str, *args: str) -> str:
+    """tests/integrations/``name`` (a real agent run with a scripted model) with ``env``'s
+    Python; its stdout."""
+    script = ROOT / "tests" / "integrations" / name
+    result = subprocess.run(
+        [str(env / "bin" / "python"), str(script), str(home), *args],
+        env=env_vars(home), capture_output=True, text=True, timeout=180, check=False,
+        cwd=home.parent,
+    )  # fmt: skip
+    assert result.returncode == 0, f"{name} {' '.join(args)}: {result.stderr[-3000:]}"
+    return result.stdout
+
+
+def test_framework_minimums_run_real_agents(tmp_path: Path) -> None:
+    """LangGraph's agent, the Agents SDK's Runner and Anthropic's tool runner at the lowest
+    versions memdir's extras allow, each storing through memdir (the next process reading it
+    back is tested at the current versions in tests/integrations)."""
+    env = env_dir("frameworks")
+    graph = tmp_path / "langgraph"
+    saved = [
+        json.loads(line)
+        for line in run_script(env, graph, "langgraph_agent.py", "save").splitlines()
+    ]
+    assert {"type": "tool", "content": "saved"} in saved
+    notes = list((graph / "workspace" / "memory" / "store").rglob("*.md"))
+    assert len(notes) == 1
+    assert "allergic to peanuts" in notes[0].read_text()
+
+    agents = tmp_path / "agents"
+    first = json.loads(run_script(env, agents, "openai_agents_run.py", "support-42", "first"))
+    assert "Lisbon" in first["final_output"]
+    transcripts = list((agents / "sessions").rglob("support-42.jsonl"))
+    assert len(transcripts) == 1
+    assert "4821" in transcripts[0].read_text()
+
+    claude = tmp_path / "claude"
+    (claude / "workspace").mkdir(parents=True)
+    create = {"command": "create", "path": "/memories/user.md", "file_text": "Green tea.\n"}
+    created = json.loads(run_script(env, claude, "anthropic_run.py", json.dumps(create)))
+    assert created["result"]["content"] == "File created successfully at: /memories/user.md"
+    assert (claude / "workspace" / "memories" / "user.md").read_text() == "Green tea.\n"

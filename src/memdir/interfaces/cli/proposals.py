@@ -41,10 +41,13 @@ def proposals(ctx: typer.Context, as_json: JsonOption = False) -> None:
         typer.echo("no proposals")
     for proposal in found:
         lines = proposal.content.count("\n") + 1
+        size = f"{lines} lines"
+        if proposal.kind == "append":  # what it adds: entry lines and facts
+            size = f"+{lines if proposal.content else 0} lines, {len(proposal.facts)} facts"
         who = f"agent {proposal.agent}" if proposal.agent else "global workspace"
         made = f"  {proposal.tool}" if proposal.tool else ""
         typer.echo(f"{proposal.id}  {proposal.created}  {who}{made}  "
-                   f"{proposal.path} ({lines} lines)")  # fmt: skip
+                   f"{proposal.path} ({size})")  # fmt: skip
 
 
 @app.command("show")
@@ -59,19 +62,35 @@ def show(ctx: typer.Context, proposal_id: ProposalId) -> None:
 
 @app.command("accept")
 def accept(ctx: typer.Context, proposal_id: ProposalId) -> None:
-    """Write the proposed text to the shared file (refused if the file changed since)."""
+    """Apply a proposal: write its text (refused if the file changed since), or for an
+    append, save its facts and append its entry (a repeat adds nothing)."""
     from memdir.config import resolve_home
-    from memdir.memory.curation_review import CURATION, accept_curation
+    from memdir.history import attributed
+    from memdir.memory.curation_review import (
+        APPEND,
+        CURATION,
+        accept_append,
+        accept_curation,
+        accepted_reason,
+    )
     from memdir.memory.proposals import accept as accept_proposal
     from memdir.memory.proposals import load
 
     proposal = load(resolve_home(state(ctx).home), proposal_id)
+    accepter = _person()
+    if proposal.kind == APPEND:  # saved and appended in the workspace it was made for
+        with state(ctx).open_memory(proposal.agent or None) as memory:
+            added = accept_append(memory, proposal, accepter)
+        typer.echo(f"accepted {proposal.id}: {added} of {len(proposal.facts)} facts new, "
+                   f"the entry is in {proposal.path}")  # fmt: skip
+        return
     if proposal.kind == CURATION:  # written in the workspace it was made for
         with state(ctx).open_memory(proposal.agent or None) as memory:
-            accept_curation(memory, proposal)
+            accept_curation(memory, proposal, accepter)
         typer.echo(f"accepted {proposal.id}: {proposal.path} now holds {proposal.tool}'s text")
         return
-    with state(ctx).open_memory(None) as memory:
+    why = attributed(tool=proposal.tool or None, reason=accepted_reason(proposal, accepter))
+    with state(ctx).open_memory(None) as memory, why:
         proposal = accept_proposal(memory, proposal_id)
     typer.echo(f"accepted {proposal.id}: {proposal.path} now holds agent {proposal.agent}'s text")
 
@@ -84,3 +103,13 @@ def reject(ctx: typer.Context, proposal_id: ProposalId) -> None:
 
     proposal = reject_proposal(resolve_home(state(ctx).home), proposal_id)
     typer.echo(f"rejected {proposal.id} ({proposal.path} of agent {proposal.agent})")
+
+
+def _person() -> str:
+    """Who accepts on the command line: the user running it, as the system names them."""
+    import getpass
+
+    try:
+        return f"{getpass.getuser()} (memdir proposals accept)"
+    except (KeyError, OSError):  # no name for this uid
+        return "memdir proposals accept"

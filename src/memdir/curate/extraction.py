@@ -25,7 +25,9 @@ waits). In order, it:
    ``save_fact`` (without one, the facts are listed in the daily entry), and
    replaces MEMORY.md (the agent's) and USER.md (always the global one) only
    through the loss guard (``guard.replace_guarded``: >= 75% of the old knowledge
-   kept or revised, old version backed up under ``.history/``).
+   kept or revised, old version backed up under ``.history/``). Under review
+   (``holding`` and ``guard.proposing`` in force) the facts and the entry are held and
+   the rewrites collected, for ``memory.curation_review`` to keep as proposals.
 
 Without a model (``model=None``) step 4 is ``heuristics.heuristic_extract``:
 explicit statements of the user become facts; the daily entry lists them (or,

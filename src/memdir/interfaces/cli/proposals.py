@@ -1,7 +1,8 @@
-"""``memdir proposals [accept|reject ID]``: agents' changes to shared files, for a person.
+"""``memdir proposals [show|accept|reject ID]``: changes waiting for a person.
 
 An agent's own token may not change a file every agent reads (USER.md); its change is kept
-as a proposal (``memory.proposals``), which a person lists, accepts or rejects here.
+as a proposal (``memory.proposals``), as are curation's rewrites and appends under
+``curate.review`` (``memory.curation_review``); a person lists, accepts or rejects them here.
 """
 
 from __future__ import annotations
@@ -15,7 +16,8 @@ from memdir.interfaces.cli._app import JsonOption, MemdirGroup, print_json, stat
 app = typer.Typer(
     cls=MemdirGroup,
     help="Changes waiting for a person: agents' changes to shared files (USER.md) and "
-    "curation's rewrites under review (curate.review); list, show, accept or reject one.",
+    "curation's rewrites, facts and notes under review (curate.review); list, show, accept "
+    "or reject one.",
     invoke_without_command=True,
     add_completion=False,
     pretty_exceptions_enable=False,
@@ -26,8 +28,8 @@ ProposalId = Annotated[str, typer.Argument(help="The proposal's id (p-...).")]
 
 @app.callback()
 def proposals(ctx: typer.Context, as_json: JsonOption = False) -> None:
-    """Changes agents proposed to shared files (USER.md), oldest first; accept one with
-    `memdir proposals accept ID` (it replaces the file), drop one with `reject ID`."""
+    """Changes waiting for a person (agents' changes to USER.md, curation under review),
+    oldest first; accept one with `memdir proposals accept ID`, drop one with `reject ID`."""
     if ctx.invoked_subcommand is not None:
         return
     from memdir.config import resolve_home

@@ -196,3 +196,21 @@ def test_an_agents_extraction_proposes_what_it_learned_about_the_user(
     code, out, _ = run(home, "history", "USER.md", "--json")
     last = json.loads(out)["versions"][0]
     assert last["reason"].startswith(f"accepted proposal {proposal} by ")
+
+
+def test_a_compactions_flush_under_review_proposes_its_facts(home: Path) -> None:
+    from memdir.agent.flush import make_flush
+
+    review = {"curate": {"review": True}}
+    with Memory.open(home, "coder", embedder=HashEmbedder(), overrides=review) as memory:
+        memory.init()
+        result = make_flush(memory)(TALK)  # no model: the user's explicit statements
+        assert result.facts_saved == 0
+        assert memory.list_facts() == []
+    (listed,) = waiting(home)
+    assert (listed["kind"], listed["tool"], listed["content"]) == ("append", "flush", "")
+    assert [fact["text"] for fact in listed["facts"]] == ["The deploy runs on Thursdays now"]
+    assert listed["id"] in result.note
+    code, _, err = run(home, "proposals", "accept", listed["id"])
+    assert code == 0, err
+    assert facts_of(home) == ["The deploy runs on Thursdays now"]

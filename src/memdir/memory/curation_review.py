@@ -25,6 +25,7 @@ the setting too (``extract_for_review``).
 from __future__ import annotations
 
 import datetime as dt
+import logging
 import secrets
 from collections.abc import Iterator, Sequence
 from contextlib import ExitStack, contextmanager
@@ -33,8 +34,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from memdir.curate.guard import Rewrite, proposing, unified_diff
-from memdir.curate.holding import Held, holding
-from memdir.errors import EditError, InvalidInputError
+from memdir.curate.holding import Held, held, holding
+from memdir.errors import EditError, InvalidInputError, MemdirError
 from memdir.history import attributed
 from memdir.memory.proposals import FOLDER, Proposal, file_proposal, load, shared_digest
 from memdir.workspace import Workspace, daily_note_name
@@ -42,10 +43,12 @@ from memdir.workspace.atomic import read_markdown
 from memdir.workspace.revisions import content_sha256
 
 if TYPE_CHECKING:
-    from memdir.curate import ExtractionResult
+    from memdir.curate import ExtractedFact, ExtractionResult
     from memdir.facts import SaveOutcome
     from memdir.llm import Message
     from memdir.workspace import NoteLocation
+
+logger = logging.getLogger(__name__)
 
 CURATION = "curation"
 APPEND = "append"
@@ -106,6 +109,23 @@ def _extract_reviewed(
         result = extract_after_conversation(workspace, transcript, **options)
         review.reason = f"extracted from the conversation: {result.reason}"
     return replace(result, proposals=tuple(review.ids)) if review.ids else result
+
+
+def propose_facts(
+    workspace: Workspace, facts: Sequence[ExtractedFact], tool: str, reason: str
+) -> tuple[str, ...]:
+    """Keep ``facts`` as one append proposal instead of saving them (a compaction's flush
+    under review); a fact a save would refuse (a credential) is left out, and logged."""
+    with reviewed(workspace, True, tool) as review:
+        hold = held()
+        assert hold is not None  # reviewed(on=True) holds
+        for fact in facts:
+            try:
+                hold.hold_fact(fact.text, fact.category, fact.importance)
+            except MemdirError as exc:
+                logger.warning("%s left a fact out of its proposal: %s", tool, exc)
+        review.reason = reason
+    return tuple(review.ids)
 
 
 def _new_id() -> str:

@@ -178,15 +178,23 @@ PREFERENCE = "# USER.md\n\n- **Name:** Ada\n- Prefers tabs over spaces.\n"
 def test_an_agents_extraction_proposes_what_it_learned_about_the_user(
     home: Path, review: bool
 ) -> None:
-    reply = {"should_update": True, "reason": "a preference", "profile_update": PREFERENCE}
+    own = "# Memory\n\n- The user prefers tabs.\n"
+    reply = {"should_update": True, "reason": "a preference", "profile_update": PREFERENCE,
+             "memory_update": own}  # fmt: skip
     with Memory.open(home, embedder=HashEmbedder()) as person:
         person.init()
         before = person.read_file("USER.md")
-    (proposal,) = extract(home, [reply], review=review)
+    made = extract(home, [reply], review=review)
     assert (home / "workspace" / "USER.md").read_text() == before  # the owner decides
     assert not (home / "agents" / "coder" / "USER.md").exists()
-    (listed,) = waiting(home)
-    assert (listed["kind"], listed["path"], listed["agent"]) == ("shared", "USER.md", "coder")
+    shared = [p for p in waiting(home) if p["path"] == "USER.md"]
+    (listed,) = shared
+    assert (listed["kind"], listed["agent"]) == ("shared", "coder")
+    proposal = listed["id"]
+    # the agent's own MEMORY.md: written, or under review proposed as ever
+    written = (home / "agents" / "coder" / "MEMORY.md").read_text() == own
+    assert written is not review
+    assert len(made) == (2 if review else 1)
     code, out, _ = run(home, "proposals", "show", proposal)
     assert "+- Prefers tabs over spaces.\n" in out
     code, out, err = run(home, "proposals", "accept", proposal)

@@ -91,6 +91,8 @@ def capture_session(
             facts_saved = result.facts_saved
             if result.ran:
                 extraction = f"{result.method}: {facts_saved} facts saved"
+                if result.proposals:  # curate.review: for `memdir proposals`
+                    extraction += f", proposed {', '.join(result.proposals)}"
                 state["extracted_through"] = total
             else:  # not marked: the next hand-over (the session's end at the latest) retries
                 extraction = f"skipped: {result.skipped_reason}"

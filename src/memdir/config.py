@@ -154,7 +154,7 @@ class CurateSettings(_Section):
     session_end_messages: int = Field(15, ge=1)
     heartbeat: bool = False
     heartbeat_cron: str = "*/30 * * * *"
-    review: bool = False  # rewrites by consolidation and extraction become proposals
+    review: bool = False  # curation (rewrites, extracted facts and entries) becomes proposals
 
 
 class ServerSettings(_Section):

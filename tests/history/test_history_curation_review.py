@@ -65,7 +65,8 @@ def test_a_consolidation_under_review_is_a_proposal_shown_as_a_diff_and_accepted
     code, out, _ = run(home, "history", "MEMORY.md", "--json")
     last = json.loads(out)["versions"][0]
     assert last["tool"] == "consolidate"
-    assert last["reason"].startswith(f"accepted proposal {proposal}: promoted 2 entries")
+    assert last["reason"].startswith(f"accepted proposal {proposal} by ")
+    assert "(memdir proposals accept): promoted 2 entries" in last["reason"]
     # the accepted proposal is a version like any other: undo takes it back
     code, _, _ = run(home, "undo", "MEMORY.md")
     assert code == 0
@@ -88,7 +89,7 @@ def test_a_proposal_over_a_changed_file_is_refused_then_rejected(home: Path) -> 
     assert (home / "workspace" / "MEMORY.md").read_text() == changed
 
 
-def test_an_extraction_by_the_model_proposes_its_rewrite_and_keeps_its_appends(
+def test_an_extraction_by_the_model_proposes_its_rewrite_and_its_appends(
     home: Path,
 ) -> None:
     (home).mkdir(parents=True)
@@ -115,13 +116,15 @@ def test_an_extraction_by_the_model_proposes_its_rewrite_and_keeps_its_appends(
         )
         result = memory.extract("s1")
         assert result.ran
-        (proposal,) = result.proposals
+        proposal, appends = result.proposals
         assert memory.read_file("MEMORY.md") == MEMORY  # proposed, not written
         assert result.memory is not None
         assert result.memory.status == "proposed"
-        daily = "".join(p.read_text() for p in (home / "agents/coder/memory").glob("*.md"))
-        assert "The deploy moved to Thursdays." in daily  # the append is applied as ever
+        assert result.daily_entry is None  # the entry is proposed too
+        assert not list((home / "agents/coder/memory").glob("*.md"))
     code, out, _ = run(home, "proposals")
+    assert f"{appends}" in out
+    assert "agent coder  extract  memory/" in out
     assert f"{proposal}" in out
     assert "agent coder  extract  MEMORY.md" in out
     code, out, err = run(home, "proposals", "accept", proposal)

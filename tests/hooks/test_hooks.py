@@ -352,3 +352,45 @@ def test_codex_detached_with_its_options_forwarded(
     while time.monotonic() < deadline and "messages added" not in _log(home):
         time.sleep(0.2)
     assert f"codex-{CODEX_THREAD}: 4 messages added" in _log(home)
+
+
+def transcript_texts(home: Path, thread: str = CODEX_THREAD) -> list[str]:
+    path = home / "sessions" / "global" / f"codex-{thread}.jsonl"
+    lines = [json.loads(line) for line in path.read_text("utf-8").splitlines()]
+    return [entry["content"] for entry in lines if entry.get("role") in ("user", "assistant")]
+
+
+LAST_REPLY = "Committed as 'deploy: a --staging target' with only scripts/deploy.sh in it."
+
+
+def test_codex_notify_before_the_rollout_exists_then_after_stores_each_message_once(
+    hosts: tuple[Path, Path], home: Path
+) -> None:
+    _, codex = hosts
+    rollout = codex / CODEX_FILE
+    kept = rollout.read_bytes()
+    rollout.unlink()  # Codex has not written the rollout yet when it notifies
+    early = memdir("hook", "codex", notification(**{"last-assistant-message": LAST_REPLY}))
+    assert "2 messages added, 0 known" in early.stderr, early.stderr
+    rollout.write_bytes(kept)
+    later = memdir("hook", "codex", notification(**{"last-assistant-message": LAST_REPLY}))
+    assert "2 messages added, 2 known" in later.stderr, later.stderr
+    texts = transcript_texts(home)
+    assert len(texts) == 4
+    assert len(set(texts)) == 4, texts
+
+
+def test_codex_notify_while_the_rollout_is_half_written_stores_each_message_once(
+    hosts: tuple[Path, Path], home: Path
+) -> None:
+    _, codex = hosts
+    rollout = codex / CODEX_FILE
+    kept = rollout.read_bytes()
+    first_turn = len(b"".join(kept.splitlines(keepends=True)[:11]))
+    rollout.write_bytes(kept[: first_turn + 60])  # the notified turn's line is cut short
+    early = memdir("hook", "codex", notification(**{"last-assistant-message": LAST_REPLY}))
+    assert "4 messages added, 0 known" in early.stderr, early.stderr  # the notified turn too
+    rollout.write_bytes(kept)
+    later = memdir("hook", "codex", notification(**{"last-assistant-message": LAST_REPLY}))
+    assert "0 messages added, 4 known" in later.stderr, later.stderr
+    assert len(set(transcript_texts(home))) == len(transcript_texts(home)) == 4

@@ -328,9 +328,8 @@ def _first_line(run: ToolRun, limit: int = 80) -> str:
 
 
 def _review_extract(review: bool) -> dict[str, Any]:
-    """The runner's extraction under ``curate.review``: rewrites become proposals."""
-    if not review:
-        return {}
-    from memdir.memory.curation_review import extract_for_review
+    """The runner's extraction: under ``curate.review`` its rewrites and appends become
+    proposals; an agent's rewrite of USER.md is one whatever the setting."""
+    from memdir.memory.curation_review import extract_for_review, extract_with_owner
 
-    return {"extract": extract_for_review}
+    return {"extract": extract_for_review if review else extract_with_owner}

@@ -5,7 +5,8 @@ compaction), the messages go through ``make_flush(memory)``. With a chat model
 on the ``Memory`` it is asked for the durable facts as JSON; without one (or
 when the model fails) ``heuristic_extract`` finds the explicit statements of the
 user. Every fact is saved with ``Memory.save``, so it lands in today's daily
-note and the facts store.
+note and the facts store; under ``curate.review`` they are one proposal instead
+(``memory.curation_review.propose_facts``: the transcript keeps the messages).
 """
 
 from __future__ import annotations
@@ -48,6 +49,13 @@ def make_flush(memory: Memory) -> Flush:
 
     def flush(messages: Sequence[Message]) -> FlushResult:
         facts, method = find_facts(messages, memory.chat_model)
+        if facts and memory.settings.curate.review:  # a person accepts them first
+            from memdir.memory.curation_review import propose_facts
+
+            why = f"found before a compaction ({method})"
+            made = propose_facts(memory.workspace, facts, "flush", why)
+            logger.info("flush (%s): %d facts proposed as %s", method, len(facts), made)
+            return FlushResult(facts_saved=0, note=f"{method}; proposed {', '.join(made)}")
         saved = sum(_save(memory, fact) for fact in facts)
         logger.info("flush (%s): %d of %d facts saved", method, saved, len(facts))
         return FlushResult(facts_saved=saved, note=method)

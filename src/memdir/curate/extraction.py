@@ -25,7 +25,9 @@ waits). In order, it:
    ``save_fact`` (without one, the facts are listed in the daily entry), and
    replaces MEMORY.md (the agent's) and USER.md (always the global one) only
    through the loss guard (``guard.replace_guarded``: >= 75% of the old knowledge
-   kept or revised, old version backed up under ``.history/``).
+   kept or revised, old version backed up under ``.history/``). Under review
+   (``holding`` and ``guard.proposing`` in force) the facts and the entry are held and
+   the rewrites collected, for ``memory.curation_review`` to keep as proposals.
 
 Without a model (``model=None``) step 4 is ``heuristics.heuristic_extract``:
 explicit statements of the user become facts; the daily entry lists them (or,
@@ -48,6 +50,7 @@ import pydantic
 from memdir.curate.gate import cooldown_left, extraction_lock_path, record_run, try_lock
 from memdir.curate.guard import DEFAULT_MIN_KEPT, Clock, FileUpdate, local_now, replace_guarded
 from memdir.curate.heuristics import SaveFact, heuristic_extract, summarise_extractively
+from memdir.curate.holding import HeldEntry, held
 from memdir.errors import ChatModelError, MemdirError, NotFoundError, SecretRejectedError
 from memdir.facts.safety import redact_secrets
 from memdir.llm import ChatModel, Message, complete_structured, estimate_tokens
@@ -364,12 +367,18 @@ def _run_heuristic(
 def _save_facts(
     facts: Sequence[ExtractedFact], save_fact: SaveFact | None, problems: list[str]
 ) -> tuple[int, list[ExtractedFact]]:
-    """Hand each fact to ``save_fact``; return how many were saved and those not saved."""
-    if save_fact is None:
+    """Hand each fact to ``save_fact``; return how many were saved and those not saved.
+    Under review (``holding``) each is held for the proposal instead: none is saved."""
+    hold = held()
+    if save_fact is None and hold is None:
         return 0, list(facts)
     saved = 0
     for fact in facts:
         try:  # per-fact boundary: one bad fact (say, a secret) does not stop the others
+            if hold is not None:
+                hold.hold_fact(fact.text, fact.category, fact.importance)
+                continue
+            assert save_fact is not None
             save_fact(fact.text, fact.category, fact.importance)
         except MemdirError as exc:
             # never repeat a credential in the result or the log: name the fact only otherwise
@@ -395,6 +404,10 @@ def _append_entry(
         return None
     text = _without_secrets(text, "the daily entry", problems)
     now = clock()
+    hold = held()
+    if hold is not None:  # under review: the entry is proposed, not appended
+        hold.entries.append(HeldEntry(f"### Conversation notes {now:%H:%M}", text, now.date()))
+        return None
     try:
         return workspace.append_daily(f"### Conversation notes {now:%H:%M}\n{text}", now.date())
     except MemdirError as exc:

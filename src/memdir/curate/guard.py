@@ -320,15 +320,18 @@ class Rewrite:
     new: str
 
 
-_proposing: ContextVar[list[Rewrite] | None] = ContextVar("memdir_proposing", default=None)
+_proposing: ContextVar[tuple[list[Rewrite], Path | None] | None] = ContextVar(
+    "memdir_proposing", default=None
+)
 
 
 @contextmanager
-def proposing() -> Iterator[list[Rewrite]]:
+def proposing(only: Path | None = None) -> Iterator[list[Rewrite]]:
     """Within the block, ``replace_guarded`` writes nothing: each rewrite the loss guard
-    accepts is collected into the list (status ``proposed``) for a person to review."""
+    accepts is collected into the list (status ``proposed``) for a person to review.
+    With ``only``, just the rewrites of files in that folder are; the others write."""
     collected: list[Rewrite] = []
-    token = _proposing.set(collected)
+    token = _proposing.set((collected, only))
     try:
         yield collected
     finally:
@@ -361,7 +364,10 @@ def replace_guarded(
     if dry_run:
         old = _read_or_empty(path)
         return _decide(name, old, proposed, min_kept, dry_run=True)
-    collected = _proposing.get()
+    proposing_now = _proposing.get()
+    collected = None if proposing_now is None else proposing_now[0]
+    if proposing_now is not None and proposing_now[1] not in (None, root):
+        collected = None  # ``proposing(only=...)`` another folder: this one writes
     if collected is not None:  # under review (``proposing``): kept for a person, not written
         old = _read_or_empty(path)
         update = _decide(name, old, proposed, min_kept, dry_run=True)

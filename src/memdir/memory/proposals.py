@@ -23,11 +23,11 @@ from contextvars import ContextVar
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 from memdir.errors import AccessDeniedError, EditError, InvalidInputError, NotFoundError
 from memdir.facts.safety import reject_new_secrets
-from memdir.workspace import Workspace, validate_relative_path
+from memdir.workspace import Workspace, lock_file, validate_relative_path
 from memdir.workspace.atomic import write_atomic
 from memdir.workspace.bootstrap import GLOBAL_ONLY_FILES
 
@@ -62,6 +62,11 @@ class Proposal:
     kind: str = "shared"  # "curation": a rewrite by consolidation or extraction under review
     tool: str = ""  # what made it (consolidate, extract)
     reason: str = ""  # why (the curation's summary)
+    # kind "append" (extraction's appends under review): ``content`` is the daily-note
+    # entry for ``path`` under ``heading``; ``facts`` the facts to save (Memory.save's
+    # arguments: text, category, importance, valid_until)
+    facts: tuple[dict[str, Any], ...] = ()
+    heading: str = ""
 
 
 def _digest(text: str | None) -> str:
@@ -71,6 +76,11 @@ def _digest(text: str | None) -> str:
 def _current(workspace: Workspace, path: str) -> str | None:
     shared = workspace.global_root / path
     return shared.read_text(encoding="utf-8") if shared.is_file() else None
+
+
+def shared_digest(home: Path, path: str) -> str:
+    """The digest of the shared file ``path`` as accepting a proposal compares it."""
+    return _digest(_current(Workspace(home), path))
 
 
 def guard_shared(workspace: Workspace, path: str, content: str | None = None,
@@ -97,9 +107,7 @@ def guard_shared(workspace: Workspace, path: str, content: str | None = None,
         id="p-" + secrets.token_hex(5), agent=workspace.agent_id, path=path, content=content,
         base_sha256=_digest(before), created=datetime.now(UTC).isoformat(timespec="seconds"),
     )  # fmt: skip
-    folder = workspace.home / FOLDER
-    folder.mkdir(parents=True, exist_ok=True)
-    write_atomic(folder / f"{proposal.id}.json", json.dumps(asdict(proposal), indent=1))
+    proposal = file_proposal(workspace.home, proposal)
     raise AccessDeniedError(
         f"{path!r} is shared by every agent and this token may change only the files of "
         f"agent {workspace.agent_id!r}; nothing was written: the change was kept as "
@@ -131,7 +139,32 @@ def list_proposals(home: Path) -> list[Proposal]:
 
 
 def _load(path: Path) -> Proposal:
-    return Proposal(**json.loads(path.read_text(encoding="utf-8")))
+    fields = json.loads(path.read_text(encoding="utf-8"))
+    fields["facts"] = tuple(fields.get("facts", ()))
+    return Proposal(**fields)
+
+
+def _change(proposal: Proposal) -> str:
+    """What a proposal would do, apart from who filed it when: its kind, workspace,
+    target, base and content (an append's heading holds the time; it is left out)."""
+    return json.dumps(
+        [proposal.kind, proposal.agent, proposal.path, proposal.base_sha256,
+         proposal.content, list(proposal.facts)], sort_keys=True,
+    )  # fmt: skip
+
+
+def file_proposal(home: Path, proposal: Proposal) -> Proposal:
+    """Keep ``proposal`` under ``home``, unless one waiting already makes the same change
+    (same target, base and content: a retried or repeated run): that one is returned."""
+    folder = home / FOLDER
+    folder.mkdir(parents=True, exist_ok=True)
+    with lock_file(folder / ".lock", create=True):
+        same = _change(proposal)
+        for waiting in list_proposals(home):
+            if _change(waiting) == same:
+                return waiting
+        write_atomic(folder / f"{proposal.id}.json", json.dumps(asdict(proposal), indent=1))
+    return proposal
 
 
 def _file(home: Path, proposal_id: str) -> Path:

@@ -182,8 +182,10 @@ def _codex(
     if path is not None:
         transcript = read_codex(path)
         messages, truncated = transcript.messages, transcript.truncated
-    else:  # no rollout where Codex keeps them: the notification's own messages
-        messages = _notified_messages(_json_object((notification or "").encode(), "notify"))
+    else:
+        messages = ()
+    if notification is not None:  # the notified turn, if the rollout does not hold it yet
+        messages = _with_notified(messages, _json_object(notification.encode(), "notify"))
     ends = bool(end)
     with _open_memory(ctx, ends) as memory:
         result = capture_session(memory, "codex", session_id, messages, end=ends)
@@ -200,20 +202,27 @@ def _rollout_thread_id(path: Path) -> str:
     return stem.removeprefix("rollout-")
 
 
-def _notified_messages(payload: dict[str, Any]) -> tuple[Any, ...]:
-    from memdir.interfaces.hooks.transcripts import HostMessage
+def _with_notified(messages: tuple[Any, ...], payload: dict[str, Any]) -> tuple[Any, ...]:
+    """``messages`` (the rollout's) and after them the notified turn's messages, unless
+    the rollout holds the turn already (its user messages): Codex may notify before it
+    wrote the turn there."""
+    from memdir.interfaces.hooks.transcripts import NOTIFIED, HostMessage
 
     turn = _string(payload, "turn-id")
     said = payload.get("input-messages") or []
     found = [
-        HostMessage(f"{turn}-u{index}", "user", text.strip())
+        HostMessage(f"{NOTIFIED}{turn}-u{index}", "user", text.strip())
         for index, text in enumerate(said if isinstance(said, list) else [])
         if isinstance(text, str) and text.strip()
     ]
     reply = payload.get("last-assistant-message")
     if isinstance(reply, str) and reply.strip():
-        found.append(HostMessage(f"{turn}-a", "assistant", reply.strip()))
-    return tuple(found)
+        found.append(HostMessage(f"{NOTIFIED}{turn}-a", "assistant", reply.strip()))
+    known = {(m.role, m.text) for m in messages}
+    asked = [m for m in found if m.role == "user"] or found
+    if any((m.role, m.text) in known for m in asked):  # the rollout holds the turn
+        return messages
+    return (*messages, *found)
 
 
 # -- plumbing ---------------------------------------------------------------------------------

@@ -11,18 +11,21 @@ skipped, as ``POST /api/v1/sessions/{id}/messages`` skips it), then:
 
 What was read and noted is kept beside the transcript in ``<id>.capture.json``, under
 a lock, so the same session handed over twice, or by two hooks at once, is curated
-once.
+once. A message first known from a notification (id ``transcripts.NOTIFIED...``: Codex's
+``notify`` can run before the rollout holds the turn) is the same message as the
+rollout's line of that role and text that comes later: that line is not stored again.
 """
 
 from __future__ import annotations
 
 import json
 import time
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from memdir.interfaces.hooks.transcripts import HostMessage
+from memdir.interfaces.hooks.transcripts import NOTIFIED, HostMessage
 from memdir.llm import Message
 from memdir.workspace.atomic import write_atomic
 from memdir.workspace.locking import lock_file
@@ -62,11 +65,19 @@ def capture_session(
     state_path = transcript.path.with_suffix(".capture.json")
     state_path.parent.mkdir(parents=True, exist_ok=True)
     with lock_file(state_path.with_suffix(".lock"), create=True):
-        seen = {m.id for m in transcript.load().messages} if transcript.exists else set()
+        stored = transcript.load().messages if transcript.exists else ()
+        seen = {m.id for m in stored}
+        notified = Counter(  # stored from a notification: the rollout's line is the same
+            (m.message.role, m.message.content) for m in stored if m.id.startswith(NOTIFIED)
+        )
         fresh: dict[str, HostMessage] = {}
         for message in messages:
-            if message.id not in seen:
-                fresh.setdefault(message.id, message)
+            if message.id in seen or message.id in fresh:
+                continue
+            if not message.id.startswith(NOTIFIED) and notified[(message.role, message.text)]:
+                notified[(message.role, message.text)] -= 1
+                continue
+            fresh[message.id] = message
         new = list(fresh.values())
         if new:
             transcript.extend(
@@ -80,6 +91,8 @@ def capture_session(
             facts_saved = result.facts_saved
             if result.ran:
                 extraction = f"{result.method}: {facts_saved} facts saved"
+                if result.proposals:  # curate.review: for `memdir proposals`
+                    extraction += f", proposed {', '.join(result.proposals)}"
                 state["extracted_through"] = total
             else:  # not marked: the next hand-over (the session's end at the latest) retries
                 extraction = f"skipped: {result.skipped_reason}"

@@ -48,6 +48,12 @@ _CODEX_NOISE = (
 )
 
 
+NOTIFIED = "cxn-"
+"""The id prefix of a message known only from a host's notification (Codex's ``notify``
+names the turn's messages before its rollout may hold them): the rollout's own line for
+the same message takes its place (``capture``), so it is stored once."""
+
+
 @dataclass(frozen=True)
 class HostMessage:
     """One user or assistant message of a host's transcript, with the host's id for it."""

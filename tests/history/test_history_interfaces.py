@@ -92,7 +92,7 @@ def test_rest_history_diff_and_restore_scoped_by_token(tmp_path: Path) -> None:
             listed = alice.get("/api/v1/history", params={"path": "MEMORY.md", "limit": 5})
             assert listed.status_code == 200, listed.text
             versions = listed.json()["versions"]
-            assert len(versions) == 2
+            assert len(versions) == 2, versions
             assert set(versions[0]) >= {"id", "time", "paths", "agent", "tool", "reason"}
             assert versions[0]["paths"] == ["MEMORY.md"]
             assert versions[0]["agent"] == "alice"

@@ -249,3 +249,25 @@ def test_a_first_write_into_a_home_not_yet_made_is_a_version(tmp_path: Path) -> 
         versions = memory.history_versions()
     assert [v.tool for v in versions][:1] == ["write_file"]
     assert versions[0].paths == ("memory/first.md",)
+
+
+def test_a_write_under_way_is_not_taken_for_an_outside_edit(home: Path) -> None:
+    """A sync (the watcher's, a listing's) that runs while this process is writing a file
+    leaves that file to the write's own version: no "outside" version of memdir's bytes
+    and no empty version after it."""
+    with open_memory(home, "alice") as memory:
+        memory.write_file("MEMORY.md", "- alice v1\n")
+        memory.history.flush()
+        path = home / "agents" / "alice" / "MEMORY.md"
+        with memory.history.change(tool="write_file") as change:
+            path.write_text("- v2\n")  # written, its version not yet handed over
+            change.touched("MEMORY.md")
+            assert memory.history.pick_up_outside() is False
+        (home / "agents" / "alice" / "notes.md").write_text("typed in an editor\n")
+        assert memory.history.pick_up_outside() is True  # quiet again: outside edits count
+        versions = memory.history_versions()
+    tools = [(v.tool, v.paths) for v in versions[:3]]
+    assert tools == [
+        ("outside", ("notes.md",)), ("write_file", ("MEMORY.md",)), ("write_file", ("MEMORY.md",)),
+    ]  # fmt: skip
+    assert git(home, "show", "HEAD~1:agents/alice/MEMORY.md") == "- v2\n"

@@ -8,7 +8,9 @@ write however late it is committed. A note another process appended to and commi
 first is not taken back: that write is recorded as held by the version before (an empty
 commit with its own attribution), so no write loses its version. Reading the
 history, ``flush`` and closing the memory wait for what is queued; a process that dies
-first leaves the files written, and the next sync records them as changed outside.
+first leaves the files written, and the next sync records them as changed outside. A write
+under way in this process is never taken for an edit made outside: recording those (a sync,
+the watcher) gives up when a write began meanwhile, and the next sync picks them up.
 """
 
 from __future__ import annotations
@@ -46,6 +48,31 @@ class Committer:
         self._cond = threading.Condition()
         self._busy = False
         self._thread: threading.Thread | None = None
+        self._writing = 0  # writes of this process under way (between begin and end)
+        self._generation = 0  # how many writes have begun
+
+    def begin(self) -> None:
+        """A write starts: until ``end``, an outside edit is not told from it."""
+        with self._cond:
+            self._writing += 1
+            self._generation += 1
+
+    def end(self) -> None:
+        """The write that began has submitted its version (or failed)."""
+        with self._cond:
+            self._writing -= 1
+            self._cond.notify_all()
+
+    def quiet(self) -> int | None:
+        """The writes begun so far when none is under way or queued; else None."""
+        with self._cond:
+            busy = self._writing or self._queue or self._busy
+            return None if busy else self._generation
+
+    def still_quiet(self, generation: int) -> bool:
+        """No write of this process began since ``quiet`` gave ``generation``."""
+        with self._cond:
+            return not (self._writing or self._queue) and self._generation == generation
 
     def submit(self, contents: dict[str, bytes | None], who: Attribution, appended: bool) -> None:
         with self._cond:

@@ -26,7 +26,7 @@ import shutil
 import subprocess
 import threading
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from datetime import datetime
@@ -229,14 +229,20 @@ class HomeHistory:
             raise StoreError(f"git {args[0]} failed in {self.root}: {done.stderr!r}")
         return done.stdout.decode("ascii")
 
-    def record_outside(self) -> bool:
-        """Commit what changed in the workspaces without memdir (an editor, a git pull)."""
+    def record_outside(self, still_quiet: Callable[[], bool] | None = None) -> bool:
+        """Commit what changed in the workspaces without memdir (an editor, a git pull).
+
+        ``still_quiet``, asked once the changes are staged, says no write of this process
+        began meanwhile; when it says one did, nothing is recorded (False)."""
         with self.locked():
             self.start()
             roots = [name for name in ("workspace", "agents") if (self.root / name).exists()]
             if not roots:
                 return False
             self.git("add", "-A", "--", *roots)
+            if still_quiet is not None and not still_quiet():
+                self.git("reset", "-q", "--", *roots, check=False)
+                return False
             reason = "changed outside memdir (an editor, a copy, a git pull)"
             return self._commit(Attribution(tool="outside", reason=reason), "outside: " + reason)
 

@@ -72,10 +72,18 @@ class WorkspaceHistory:
         """Around a write: what it touched becomes a version, committed off the write path
         (``history.committer``) with the attribution in force here."""
         change = Change(tool, appended)
-        if self.recording and not self.repo.started:
+        if not self.recording:
+            yield change
+            return
+        if not self.repo.started:
             self._start()  # so a first version holds this write alone
-        yield change
-        self._record([self.prefix + p for p in change.paths], tool, later=change)
+        committer = committer_for(self.repo)
+        committer.begin()
+        try:
+            yield change
+            self._record([self.prefix + p for p in change.paths], tool, later=change)
+        finally:
+            committer.end()
 
     def flush(self) -> None:
         """Wait until the versions this process queued for the home are committed."""
@@ -113,8 +121,12 @@ class WorkspaceHistory:
         if not self.recording:
             return False
         self.flush()
+        committer = committer_for(self.repo)
+        generation = committer.quiet()
+        if generation is None:  # a write is under way: its bytes are not an outside edit
+            return False
         try:
-            return self.repo.record_outside()
+            return self.repo.record_outside(lambda: committer.still_quiet(generation))
         except (MemdirError, OSError) as exc:
             log.warning("could not record the changes made outside memdir: %s", exc)
             return False

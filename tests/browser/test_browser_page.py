@@ -180,7 +180,7 @@ def test_tabs_move_with_the_arrow_keys(page: Any, server: LiveServer) -> None:
     expect(page.get_by_role("tab", name="Files")).to_be_focused()
     expect(page.get_by_role("tabpanel", name="Files")).to_be_visible()
     page.keyboard.press("End")
-    expect(page.get_by_role("tab", name="Activity")).to_have_attribute("aria-selected", "true")
+    expect(page.get_by_role("tab", name="Why recalled")).to_have_attribute("aria-selected", "true")
 
 
 @pytest.mark.skipif(not FACTS_READY, reason="Memory.save/forget/list_facts are not in the facade")

@@ -11,8 +11,9 @@ import { closeFile, initFiles, refreshFiles, showFile } from "./files.js";
 import { initQuickOpen } from "./quickopen.js";
 import { initSearch, refreshSearch, restoreSearch } from "./search.js";
 import { readState, writeState } from "./state.js";
+import { initTrace, refreshTrace } from "./trace.js";
 
-const TABS = ["search", "files", "facts", "context", "activity"];
+const TABS = ["search", "files", "facts", "context", "activity", "trace"];
 const byId = (id) => document.getElementById(id);
 
 let activeTab = "search";
@@ -41,6 +42,7 @@ const REFRESH = {
   facts: () => refreshFacts(ctx),
   context: () => refreshContext(ctx),
   activity: () => refreshActivity(ctx),
+  trace: () => refreshTrace(ctx),
 };
 
 function showTab(name, load = true) {
@@ -199,6 +201,7 @@ function start() {
   initFiles(ctx);
   initFacts(ctx);
   initActivity(ctx);
+  initTrace(ctx);
   initQuickOpen((path) => ctx.openFile(path, null, null));
   takeTokenFromFragment();
   applyState();

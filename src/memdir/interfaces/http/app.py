@@ -32,6 +32,7 @@ from starlette.routing import Route
 
 from memdir.access import AccessTokens, Principal
 from memdir.config import ServerSettings, resolve_home
+from memdir.interfaces.http.agent_routes import router as agent_router
 from memdir.interfaces.http.auth import (
     PRINCIPAL,
     BearerAuth,
@@ -170,6 +171,7 @@ def create_app(
     app.include_router(transcripts_router)
     app.include_router(history_router)
     app.include_router(trace_router)
+    app.include_router(agent_router)
     app.router.routes.append(Route("/mcp", endpoint=McpEndpoint(mcp_sessions)))
 
     @app.get("/health", tags=["health"])

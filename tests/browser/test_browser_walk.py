@@ -362,3 +362,35 @@ def test_why_recalled_says_how_to_turn_tracing_on(walker: Any, tmp_path: Path) -
             assert not serious_violations(page)
     finally:
         stop_server(server.process)
+
+
+def test_new_agent_from_the_picker_then_switches_to_it(walker: Any, server: LiveServer) -> None:
+    page = walker
+    page.goto(browser_url("127.0.0.1", port_of(server), server.token))
+    button = page.get_by_role("button", name="New agent")
+    button.focus()
+    page.keyboard.press("Enter")
+    dialog = page.get_by_role("dialog", name="New agent")
+    expect(page.get_by_label("Agent id")).to_be_focused()
+    page.keyboard.type("coder")  # seeded already
+    page.keyboard.press("Enter")
+    expect(dialog.locator("#new-agent-status")).to_contain_text("already an agent called coder")
+    page.get_by_label("Agent id").fill("../etc")
+    page.keyboard.press("Enter")
+    expect(dialog.locator("#new-agent-status")).to_contain_text("lower-case letters")
+    page.get_by_label("Agent id").fill("writer")
+    page.get_by_label("Display name (optional)").fill("Writer")
+    shoot(page, "9-new-agent")
+    if AXE.exists():
+        assert not serious_violations(page)
+    page.keyboard.press("Enter")
+    expect(dialog).to_be_hidden()
+    expect(page.locator("#agent")).to_have_value("writer")
+    expect(page.locator("#agent")).to_be_focused()
+    assert "agent=writer" in page.url
+    page.get_by_role("tab", name="Files").click()
+    expect(page.locator("#file-list")).to_contain_text("SOUL.md")
+    with server.client() as api:
+        assert "writer" in api.get("/api/v1/agents").json()["agents"]
+        soul = api.get("/api/v1/files/SOUL.md", params={"agent": "writer"}).json()["content"]
+    assert "Writer" in soul

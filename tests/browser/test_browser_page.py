@@ -126,6 +126,11 @@ def test_an_agents_token_signs_in_to_that_agents_workspace_only(
     page.get_by_role("tab", name="Files").click()
     expect(page.locator("#file-list")).to_contain_text("2024-05-04.md")
     assert page.evaluate("localStorage.getItem('memdir.token')") == token
+    expect(page.get_by_role("button", name="New agent")).to_be_hidden()  # the admin's only
+    page.get_by_role("tab", name="Why recalled").click()  # this agent's searches, no other's
+    queries = page.locator("#trace-list .trace-query")
+    expect(queries.first).to_contain_text("zebrafish tooling")
+    assert all("zebrafish" in text for text in queries.all_inner_texts())
 
 
 def test_memory_content_with_markup_is_shown_as_text_not_run(page: Any, server: LiveServer) -> None:

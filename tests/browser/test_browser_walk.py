@@ -251,7 +251,8 @@ def test_walk_every_view_by_keyboard(walker: Any, server: LiveServer) -> None:
     entry = page.locator("#trace-list .trace-entry", has_text="staging database port").first
     expect(entry.locator(".badge")).to_have_text("searched")
     expect(entry).to_contain_text("through GET /api/v1/search")
-    expect(entry.locator(".why-words").first).to_contain_text("Why: ")
+    expect(entry.locator(".why-words").first).to_contain_text("matched \u2018staging\u2019")
+    expect(entry.locator(".snippet mark").first).to_have_text(re.compile("staging", re.I))
     expect(page.locator("#trace-off")).to_be_hidden()
     shoot(page, "8-why-recalled")
     if axe:

@@ -30,6 +30,7 @@ def test_searches_and_recalls_are_traced_with_the_caller_and_kept_to_the_limit(
         assert (search["tool"], search["token"]) == ("memory_search", "tok9")
         assert [h["cited"] for h in search["hits"]] == [h.citation for h in found.hits]
         assert search["hits"][0]["breakdown"]
+        assert search["hits"][0]["text"] == found.hits[0].text[:200]
         assert entries[0]["hits"][0]["fact"] == fact.id
         for n in range(30):
             memory.search(f"query number {n}")

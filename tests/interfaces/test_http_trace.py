@@ -62,6 +62,7 @@ def test_the_trace_is_newest_first_filtered_and_scoped_by_the_token(
     assert search["tool"] == "GET /api/v1/search"
     assert search["hits"][0]["cited"].startswith("memory/")
     assert set(search["hits"][0]["breakdown"]) >= {"bm25", "vector"}
+    assert "Fridays" in search["hits"][0]["text"]
     assert admin.get("/api/v1/trace", params={"kind": "search"}).json()["entries"] == [search]
     assert len(admin.get("/api/v1/trace", params={"limit": 1}).json()["entries"]) == 1
 

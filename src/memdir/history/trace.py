@@ -3,7 +3,7 @@
 With ``trace.enabled`` each search and recall of a workspace appends one JSON line to
 ``<home>/index/trace-<source>.jsonl``: when, the query, who asked (the attribution in
 force: agent, token, session, tool) and what came back (citations or fact ids, with their
-scores, and a breakdown of each hit's score). The file keeps the last
+scores, a breakdown of each hit's score and the start of its text). The file keeps the last
 ``trace.max_entries`` entries: when it has grown a fifth past them, it is cut back to
 them under its lock. It lives beside the index, so it is neither versioned nor synced.
 """
@@ -24,6 +24,7 @@ from memdir.workspace.locking import lock_file
 log = logging.getLogger(__name__)
 T = TypeVar("T")
 KINDS = ("search", "recall")
+EXCERPT_CHARS = 200  # of each search hit's text: which words matched, not the whole note
 TRACE_OFF = (
     "the trace is off: turn it on with the setting trace.enabled = true "
     "([trace] enabled = true in $MEMDIR_HOME/memdir.toml, or "
@@ -37,6 +38,11 @@ class TraceRead:
 
     entries: list[dict[str, Any]]
     skipped: int
+
+
+def _excerpt(text: str) -> str:
+    """The start of a hit's text, enough to say which words matched (``EXCERPT_CHARS``)."""
+    return text if len(text) <= EXCERPT_CHARS else text[: EXCERPT_CHARS - 1] + "…"
 
 
 def _entry(line: str) -> dict[str, Any] | None:
@@ -63,7 +69,8 @@ class Trace:
         found = [
             {"cited": h.citation, "score": round(h.score, 4),
              "breakdown": {k: round(v, 4) for k, v in h.breakdown.items()},
-             "retired": None if h.retired is None else h.retired.kind}
+             "retired": None if h.retired is None else h.retired.kind,
+             "text": _excerpt(h.text)}
             for h in hits
         ]  # fmt: skip
         self._append({"kind": "search", "query": query, "hits": found})

@@ -3,7 +3,7 @@
 // opening the cited lines. With tracing off, it says how to turn it on.
 
 import { getJson } from "./api.js";
-import { fill, formatScore, h, sayError, timeEl } from "./dom.js";
+import { fill, formatScore, h, highlighted, sayError, timeEl } from "./dom.js";
 import { strength, whyInWords } from "./search.js";
 
 const byId = (id) => document.getElementById(id);
@@ -51,7 +51,8 @@ function hitItem(entry, hit) {
       citationButton(hit),
       h("span", { class: "score" }, strength(hit.score), " · score ",
         h("strong", {}, formatScore(hit.score)))),
-    hit.text ? h("p", { class: "trace-fact" }, hit.text) : null,
+    hit.fact && hit.text ? h("p", { class: "trace-fact" }, hit.text) : null,
+    !hit.fact && hit.text ? h("pre", { class: "snippet" }, highlighted(hit.text, entry.query)) : null,
     h("p", { class: "why-words" }, "Why: ", whyInWords(asHit, entry.query)));
 }
 

@@ -264,6 +264,12 @@ def test_walk_every_view_by_keyboard(walker: Any, server: LiveServer) -> None:
     expect(page.locator("#file-title")).to_have_text(lines.rsplit(":", 1)[0])
     expect(page.locator("#file-content .hl").first).to_be_visible()
     assert f"lines={lines.rsplit(':', 1)[1]}" in page.url
+    page.get_by_role("tab", name="Search").click()  # a new search shows when it is shown again
+    page.get_by_label("Search memory").fill("rollback plan")
+    page.get_by_label("Search memory").press("Enter")
+    expect(page.locator("#hits .hit").first).to_be_visible()
+    page.get_by_role("tab", name="Why recalled").click()
+    expect(page.locator("#trace-list .trace-query").first).to_contain_text("rollback plan")
 
     assert page.evaluate("window.__pwned") is None
     if not axe:

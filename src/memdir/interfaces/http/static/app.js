@@ -33,6 +33,7 @@ const ctx = {
     await showFile(path, start, end, agent);
   },
   indexChanged() {
+    stale.add("trace"); // a search was traced: Why recalled loads again when shown
     loadIndexStatus();
   },
 };

@@ -42,6 +42,7 @@ def save_facts(server: LiveServer) -> dict[str, str]:
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
     home = tmp_path_factory.mktemp("browser") / "home"
     seed_home(home)
+    (home / "memdir.toml").write_text("[trace]\nenabled = true\n")  # the Why recalled view
     live = start_server(home)
     try:
         if FACTS_READY:

@@ -126,6 +126,11 @@ def test_an_agents_token_signs_in_to_that_agents_workspace_only(
     page.get_by_role("tab", name="Files").click()
     expect(page.locator("#file-list")).to_contain_text("2024-05-04.md")
     assert page.evaluate("localStorage.getItem('memdir.token')") == token
+    expect(page.get_by_role("button", name="New agent")).to_be_hidden()  # the admin's only
+    page.get_by_role("tab", name="Why recalled").click()  # this agent's searches, no other's
+    queries = page.locator("#trace-list .trace-query")
+    expect(queries.first).to_contain_text("zebrafish tooling")
+    assert all("zebrafish" in text for text in queries.all_inner_texts())
 
 
 def test_memory_content_with_markup_is_shown_as_text_not_run(page: Any, server: LiveServer) -> None:
@@ -180,7 +185,7 @@ def test_tabs_move_with_the_arrow_keys(page: Any, server: LiveServer) -> None:
     expect(page.get_by_role("tab", name="Files")).to_be_focused()
     expect(page.get_by_role("tabpanel", name="Files")).to_be_visible()
     page.keyboard.press("End")
-    expect(page.get_by_role("tab", name="Activity")).to_have_attribute("aria-selected", "true")
+    expect(page.get_by_role("tab", name="Why recalled")).to_have_attribute("aria-selected", "true")
 
 
 @pytest.mark.skipif(not FACTS_READY, reason="Memory.save/forget/list_facts are not in the facade")

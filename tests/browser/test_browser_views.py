@@ -198,6 +198,7 @@ def test_each_view_fits_the_window(browser: Any, server: LiveServer, width: str)
         views["facts"] = lambda: page.get_by_role("tab", name="Facts").click()
         views["context"] = lambda: page.get_by_role("tab", name="Context").click()
         views["activity"] = lambda: page.get_by_role("tab", name="Activity").click()
+        views["why-recalled"] = lambda: page.get_by_role("tab", name="Why recalled").click()
         for name, show in views.items():
             show()
             page.wait_for_timeout(300)

@@ -18,7 +18,7 @@ from typing import Any
 import httpx
 import pytest
 from playwright.sync_api import expect
-from support_browser import FACTS_READY, LiveServer
+from support_browser import FACTS_READY, LiveServer, start_server, stop_server
 
 from memdir.interfaces.http.browser import browser_url
 
@@ -244,6 +244,33 @@ def test_walk_every_view_by_keyboard(walker: Any, server: LiveServer) -> None:
     if axe:
         problems["activity"] = serious_violations(page)
 
+    # Why recalled: the search above, who asked, its hits in words; a citation opens lines.
+    page.get_by_role("tab", name="Activity").focus()
+    page.keyboard.press("ArrowRight")
+    expect(page.get_by_role("tab", name="Why recalled")).to_be_focused()
+    entry = page.locator("#trace-list .trace-entry", has_text="staging database port").first
+    expect(entry.locator(".badge")).to_have_text("searched")
+    expect(entry).to_contain_text("through GET /api/v1/search")
+    expect(entry.locator(".why-words").first).to_contain_text("matched \u2018staging\u2019")
+    expect(entry.locator(".snippet mark").first).to_have_text(re.compile("staging", re.I))
+    expect(page.locator("#trace-off")).to_be_hidden()
+    shoot(page, "8-why-recalled")
+    if axe:
+        problems["why-recalled"] = serious_violations(page)
+    cited = entry.locator("button.citation").first
+    lines = cited.inner_text()
+    cited.focus()
+    page.keyboard.press("Enter")
+    expect(page.locator("#file-title")).to_have_text(lines.rsplit(":", 1)[0])
+    expect(page.locator("#file-content .hl").first).to_be_visible()
+    assert f"lines={lines.rsplit(':', 1)[1]}" in page.url
+    page.get_by_role("tab", name="Search").click()  # a new search shows when it is shown again
+    page.get_by_label("Search memory").fill("rollback plan")
+    page.get_by_label("Search memory").press("Enter")
+    expect(page.locator("#hits .hit").first).to_be_visible()
+    page.get_by_role("tab", name="Why recalled").click()
+    expect(page.locator("#trace-list .trace-query").first).to_contain_text("rollback plan")
+
     assert page.evaluate("window.__pwned") is None
     if not axe:
         pytest.skip(f"axe-core is missing ({AXE}): run scripts/setup-axe; views walked")
@@ -324,3 +351,53 @@ def test_editing_a_fact_saves_a_new_version(walker: Any, server: LiveServer) -> 
     tea.locator("details.fact-history summary").click()
     expect(tea.locator("details.fact-history li").first).to_contain_text("dark roast coffee")
     expect(page.locator("#facts-ended .fact", has_text="dark roast coffee")).to_be_visible()
+
+
+def test_why_recalled_says_how_to_turn_tracing_on(walker: Any, tmp_path: Path) -> None:
+    server = start_server(tmp_path / "home")  # no memdir.toml: tracing is off
+    try:
+        page = walker
+        page.goto(browser_url("127.0.0.1", port_of(server), server.token) + "")
+        page.get_by_role("tab", name="Why recalled").click()
+        off = page.locator("#trace-off")
+        expect(off).to_be_visible()
+        expect(off).to_contain_text("trace.enabled = true")
+        expect(off).to_contain_text("memdir --set trace.enabled=true serve")
+        expect(page.locator("#trace-list li")).to_have_count(0)
+        shoot(page, "8-why-recalled-off")
+        if AXE.exists():
+            assert not serious_violations(page)
+    finally:
+        stop_server(server.process)
+
+
+def test_new_agent_from_the_picker_then_switches_to_it(walker: Any, server: LiveServer) -> None:
+    page = walker
+    page.goto(browser_url("127.0.0.1", port_of(server), server.token))
+    button = page.get_by_role("button", name="New agent")
+    button.focus()
+    page.keyboard.press("Enter")
+    dialog = page.get_by_role("dialog", name="New agent")
+    expect(page.get_by_label("Agent id")).to_be_focused()
+    page.keyboard.type("coder")  # seeded already
+    page.keyboard.press("Enter")
+    expect(dialog.locator("#new-agent-status")).to_contain_text("already an agent called coder")
+    page.get_by_label("Agent id").fill("../etc")
+    page.keyboard.press("Enter")
+    expect(dialog.locator("#new-agent-status")).to_contain_text("lower-case letters")
+    page.get_by_label("Agent id").fill("writer")
+    page.get_by_label("Display name (optional)").fill("Writer")
+    shoot(page, "9-new-agent")
+    if AXE.exists():
+        assert not serious_violations(page)
+    page.keyboard.press("Enter")
+    expect(dialog).to_be_hidden()
+    expect(page.locator("#agent")).to_have_value("writer")
+    expect(page.locator("#agent")).to_be_focused()
+    assert "agent=writer" in page.url
+    page.get_by_role("tab", name="Files").click()
+    expect(page.locator("#file-list")).to_contain_text("SOUL.md")
+    with server.client() as api:
+        assert "writer" in api.get("/api/v1/agents").json()["agents"]
+        soul = api.get("/api/v1/files/SOUL.md", params={"agent": "writer"}).json()["content"]
+    assert "Writer" in soul

@@ -30,6 +30,7 @@ def test_searches_and_recalls_are_traced_with_the_caller_and_kept_to_the_limit(
         assert (search["tool"], search["token"]) == ("memory_search", "tok9")
         assert [h["cited"] for h in search["hits"]] == [h.citation for h in found.hits]
         assert search["hits"][0]["breakdown"]
+        assert search["hits"][0]["text"] == found.hits[0].text[:200]
         assert entries[0]["hits"][0]["fact"] == fact.id
         for n in range(30):
             memory.search(f"query number {n}")
@@ -56,3 +57,23 @@ def test_the_trace_is_off_by_default_and_the_cli_says_how_to_turn_it_on(home: Pa
         capture_output=True, text=True, check=True,
     )  # fmt: skip
     assert "trace.enabled = true" in done.stdout
+
+
+def test_a_torn_line_is_skipped_and_counted_by_the_cli(home: Path) -> None:
+    with Memory.open(home, overrides=TRACED, embedder=HashEmbedder(), chat_model=None) as memory:
+        memory.init()
+        memory.search("first")
+        memory.recall("second")
+        with memory.trace.path.open("a", encoding="utf-8") as file:
+            file.write('{"kind": "search", "query": "cut sh')  # a crash mid-write
+        read = memory.trace.read(10, "search")
+        assert [e["query"] for e in read.entries] == ["first"]
+        assert read.skipped == 1
+    done = subprocess.run(
+        [sys.executable, "-m", "memdir", "--home", str(home), "--set", "embeddings.provider=none",
+         "--set", "trace.enabled=true", "trace", "--kind", "recall"],
+        capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    assert "recall 'second'" in done.stdout
+    assert "'first'" not in done.stdout
+    assert "skipped 1 unreadable line" in done.stdout

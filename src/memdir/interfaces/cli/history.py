@@ -128,19 +128,34 @@ def archive_import(
 def trace(
     ctx: typer.Context,
     limit: Annotated[int, typer.Option(min=1, max=10_000, help="How many entries.")] = 20,
+    kind: Annotated[
+        str | None, typer.Option(help="Only searches (search) or only recalls (recall).")
+    ] = None,
     as_json: JsonOption = False,
 ) -> None:
     """Show the last searches and recalls, what they found and for whom (trace.enabled)."""
+    from memdir.history.trace import KINDS, TRACE_OFF
+
+    if kind is not None and kind not in KINDS:
+        raise typer.BadParameter(f"use --kind search or --kind recall, not {kind!r}")
     with state(ctx).open_memory() as memory:
-        entries = memory.trace.entries(limit)
+        read = memory.trace.read(limit, kind)
         enabled = memory.trace.enabled
     if as_json:
-        print_json({"enabled": enabled, "entries": entries})
+        print_json({"enabled": enabled, "entries": read.entries, "skipped": read.skipped})
         return
     if not enabled:
-        typer.echo("the trace is off; turn it on with trace.enabled = true")
-    for entry in entries:
+        typer.echo(TRACE_OFF)
+    for entry in read.entries:
         keys = ("agent", "token", "session", "tool")
         who = " ".join(f"{k}={entry[k]}" for k in keys if k in entry)
-        hits = ", ".join(f"{h['cited']} ({h['score']})" for h in entry["hits"]) or "nothing"
-        typer.echo(f"{entry['time']}  {entry['kind']} {entry['query']!r}  {who}\n    -> {hits}")
+        hits = ", ".join(
+            f"{h.get('cited') or h.get('fact')} ({h.get('score')})"
+            for h in entry.get("hits", []) if isinstance(h, dict)
+        ) or "nothing"  # fmt: skip
+        typer.echo(
+            f"{entry.get('time', '?')}  {entry.get('kind', '?')} {entry.get('query', '')!r}"
+            f"  {who}\n    -> {hits}"
+        )
+    if read.skipped:
+        typer.echo(f"skipped {read.skipped} unreadable line(s) of {memory.trace.path}")

@@ -32,6 +32,7 @@ from starlette.routing import Route
 
 from memdir.access import AccessTokens, Principal
 from memdir.config import ServerSettings, resolve_home
+from memdir.interfaces.http.agent_routes import router as agent_router
 from memdir.interfaces.http.auth import (
     PRINCIPAL,
     BearerAuth,
@@ -51,6 +52,7 @@ from memdir.interfaces.http.memories import AgentMemories, MemoryOpener
 from memdir.interfaces.http.problems import PROBLEM_RESPONSES, install_problem_handlers
 from memdir.interfaces.http.routes import router
 from memdir.interfaces.http.sessions import McpSessions
+from memdir.interfaces.http.trace_routes import router as trace_router
 from memdir.interfaces.http.transcripts import router as transcripts_router
 from memdir.interfaces.mcp import build_server
 from memdir.memory import Memory
@@ -168,6 +170,8 @@ def create_app(
     app.include_router(file_router)
     app.include_router(transcripts_router)
     app.include_router(history_router)
+    app.include_router(trace_router)
+    app.include_router(agent_router)
     app.router.routes.append(Route("/mcp", endpoint=McpEndpoint(mcp_sessions)))
 
     @app.get("/health", tags=["health"])

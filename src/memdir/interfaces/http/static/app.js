@@ -4,6 +4,7 @@
 
 import { forgetToken, getJson, readToken, saveToken, session, takeTokenFromFragment } from "./api.js";
 import { refreshActivity, initActivity } from "./activity.js";
+import { initNewAgent, showNewAgent } from "./agents.js";
 import { refreshContext } from "./context.js";
 import { describeError, fill, formatNumber } from "./dom.js";
 import { initFacts, refreshFacts } from "./facts.js";
@@ -11,8 +12,9 @@ import { closeFile, initFiles, refreshFiles, showFile } from "./files.js";
 import { initQuickOpen } from "./quickopen.js";
 import { initSearch, refreshSearch, restoreSearch } from "./search.js";
 import { readState, writeState } from "./state.js";
+import { initTrace, refreshTrace } from "./trace.js";
 
-const TABS = ["search", "files", "facts", "context", "activity"];
+const TABS = ["search", "files", "facts", "context", "activity", "trace"];
 const byId = (id) => document.getElementById(id);
 
 let activeTab = "search";
@@ -31,6 +33,7 @@ const ctx = {
     await showFile(path, start, end, agent);
   },
   indexChanged() {
+    stale.add("trace"); // a search was traced: Why recalled loads again when shown
     loadIndexStatus();
   },
 };
@@ -41,6 +44,7 @@ const REFRESH = {
   facts: () => refreshFacts(ctx),
   context: () => refreshContext(ctx),
   activity: () => refreshActivity(ctx),
+  trace: () => refreshTrace(ctx),
 };
 
 function showTab(name, load = true) {
@@ -139,12 +143,30 @@ async function connect() {
     return;
   }
   fillAgents(agents, access.agent);
+  showNewAgent(access.admin);
   byId("login").hidden = true;
   byId("workspace").hidden = false;
   byId("session-tools").hidden = false;
   for (const tab of TABS) stale.add(tab);
   showTab(activeTab);
   loadIndexStatus();
+}
+
+function switchAgent(agent) {
+  session.agent = agent;
+  writeState({ agent: session.agent }, true);
+  closeFile(); // the open file belonged to the other workspace
+  for (const tab of TABS) stale.add(tab);
+  showTab(activeTab);
+  loadIndexStatus();
+}
+
+// After "New agent": list the agents again, pick the new one and show its workspace.
+async function switchToNewAgent(agent) {
+  session.agent = agent;
+  fillAgents((await getJson("/agents", {}, "")).agents, null);
+  switchAgent(byId("agent").value);
+  byId("agent").focus();
 }
 
 function initSession() {
@@ -160,14 +182,7 @@ function initSession() {
     forgetToken();
     showLogin("The token was removed from this browser.");
   });
-  byId("agent").addEventListener("change", (event) => {
-    session.agent = event.target.value;
-    writeState({ agent: session.agent }, true);
-    closeFile(); // the open file belonged to the other workspace
-    for (const tab of TABS) stale.add(tab);
-    showTab(activeTab);
-    loadIndexStatus();
-  });
+  byId("agent").addEventListener("change", (event) => switchAgent(event.target.value));
   window.addEventListener("popstate", () => {
     applyState();
     if (readToken()) connect();
@@ -199,6 +214,8 @@ function start() {
   initFiles(ctx);
   initFacts(ctx);
   initActivity(ctx);
+  initTrace(ctx);
+  initNewAgent(switchToNewAgent);
   initQuickOpen((path) => ctx.openFile(path, null, null));
   takeTokenFromFragment();
   applyState();

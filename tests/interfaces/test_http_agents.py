@@ -93,3 +93,14 @@ def test_an_agents_token_may_not_create_agents(api: TestClient, home: Path) -> N
     assert refused.status_code == 403, refused.text
     assert "admin token" in refused.json()["detail"]
     assert not (home / "agents" / "mallory").exists()
+
+
+@pytest.mark.parametrize("name", ["Co\x00der", "Coder\u202eredoc", "\x1b[31mRed", "Co\x7fder"])
+def test_a_display_name_with_hidden_characters_is_refused(
+    api: TestClient, home: Path, name: str
+) -> None:
+    before = everything_under(home)
+    refused = api.post("/api/v1/agents", json={"agent": "coder", "name": name})
+    assert refused.status_code == 422, refused.text
+    assert "visible text" in refused.json()["detail"]
+    assert everything_under(home) == before

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import threading
 from pathlib import Path
 
@@ -164,3 +166,15 @@ def test_concurrent_seeding_creates_each_file_once(home: Path) -> None:
     assert sorted(files) == sorted([*GLOBAL_FILES, "BOOTSTRAP.md", EXAMPLE_SKILL])
     on_disk = [p.name for p in (home / "workspace").iterdir() if p.is_file()]
     assert sorted(on_disk) == sorted(f for f in files if "/" not in f)
+
+
+def test_no_agent_may_be_called_global_as_the_global_workspace_is(tmp_path: Path) -> None:
+    """Its sessions would share the global workspace's folder (sessions/global/)."""
+    done = subprocess.run(
+        [sys.executable, "-m", "memdir", "--home", str(tmp_path / "home"), "--agent", "global",
+         "init"],
+        capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    assert done.returncode != 0
+    assert "choose another id for the agent" in done.stderr
+    assert not (tmp_path / "home" / "agents" / "global").exists()

@@ -13,11 +13,13 @@ from __future__ import annotations
 
 import functools
 import logging
+import unicodedata
 from importlib import resources
 from pathlib import Path
 from string import Template
 
-from memdir.errors import InvalidInputError
+from memdir.errors import InvalidAgentIdError, InvalidInputError
+from memdir.home import GLOBAL_AGENT
 from memdir.workspace.atomic import create_exclusive
 from memdir.workspace.daily import MEMORY_DIR
 
@@ -34,6 +36,9 @@ EXAMPLE_SKILL = "skills/memory-review/SKILL.md"
 EXAMPLE_SKILL_TEMPLATE = "skill-memory-review.md"
 MAX_AGENT_NAME_CHARS = 100
 MAX_AGENT_DESCRIPTION_CHARS = 2000
+BIDI_CONTROLS = frozenset(
+    "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
+)
 
 
 def load_template(name: str) -> str:
@@ -121,12 +126,21 @@ def seed_global(root: Path) -> list[str]:
 
 def _clean_agent_name(name: str) -> str:
     clean_name = " ".join(name.split())
-    if not clean_name or len(clean_name) > MAX_AGENT_NAME_CHARS:
+    if (
+        not clean_name or len(clean_name) > MAX_AGENT_NAME_CHARS
+        or any(_invisible(c) for c in clean_name)
+    ):  # fmt: skip
         raise InvalidInputError(
             f"agent name {name!r} must be 1-{MAX_AGENT_NAME_CHARS} characters of visible text; "
             "pass a short display name such as 'Coder'"
         )
     return clean_name
+
+
+def _invisible(char: str) -> bool:
+    """A control, surrogate or unassigned character, or one that reorders text (a bidi
+    control): nothing a display name written into SOUL.md may hold."""
+    return unicodedata.category(char) in {"Cc", "Cs", "Co", "Cn"} or char in BIDI_CONTROLS
 
 
 def render_agent_template(template: str, name: str) -> str:
@@ -160,6 +174,11 @@ def seed_agent(root: Path, name: str, description: str = "") -> list[str]:
     brand-new (no SOUL.md or IDENTITY.md of its own yet). Other files fall back to the
     global ones.
     """
+    if root.name == GLOBAL_AGENT and not root.exists():
+        raise InvalidAgentIdError(
+            f"{GLOBAL_AGENT!r} names the global workspace (its sessions, its routes); "
+            "choose another id for the agent, for example 'assistant'"
+        )
     soul = render_agent_soul(name, description)
     brand_new = not any(
         (root / file).exists() or (root / file).is_symlink() for file in AGENT_IDENTITY_FILES

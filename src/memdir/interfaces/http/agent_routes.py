@@ -13,8 +13,8 @@ from fastapi import APIRouter, Request
 from pydantic import BaseModel, ConfigDict, Field
 
 from memdir.access import Principal, require_admin
-from memdir.errors import ConflictError, InvalidAgentIdError
-from memdir.home import GLOBAL_AGENT, validate_agent_id
+from memdir.errors import ConflictError
+from memdir.home import validate_agent_id
 from memdir.interfaces.http.auth import PRINCIPAL
 from memdir.interfaces.http.problems import PROBLEM_RESPONSES
 from memdir.interfaces.http.routes import MemoryDep
@@ -43,11 +43,6 @@ def create_agent(memory: MemoryDep, request: Request, body: NewAgent) -> dict[st
     principal: Principal = request.scope[PRINCIPAL]
     require_admin(principal, "creating an agent")
     agent = validate_agent_id(body.agent)
-    if agent == GLOBAL_AGENT:  # the global workspace's name in routes and session folders
-        raise InvalidAgentIdError(
-            "'global' names the global workspace (its sessions, /api/v1/memory/global/...); "
-            "choose another id for the agent, for example 'assistant'"
-        )
     if agent in memory.agents():
         raise ConflictError(
             f"agent {agent!r} exists already: choose another id, or work in its workspace "

@@ -1,7 +1,7 @@
 """Benchmark: does a save or an append cost more as the day's note grows? p50/p95 by size.
 
 Run: .venv/bin/python benchmarks/daily_note_growth.py [--sizes 10,200,1000] [--writes 30]
-         [--hash] [--profile 1000]
+         [--hash] [--profile 1000 [--sort tottime]]
 
 For each size, a fresh home gets today's note with that many entries (written through the
 workspace, then indexed by one sync, so the preparation is not timed), then ``--writes``
@@ -55,7 +55,7 @@ def percentiles(values: list[float]) -> tuple[float, float]:
     return statistics.median(ordered) * 1000, p95 * 1000
 
 
-def run_size(size: int, writes: int, hash_embedder: bool, profile: bool) -> None:
+def run_size(size: int, writes: int, hash_embedder: bool, profile: bool, sort: str) -> None:
     embedder_args = {"embedder": HashEmbedder()} if hash_embedder else {}
     with tempfile.TemporaryDirectory() as tmp:
         with Memory.open(tmp, chat_model=None, **embedder_args) as memory:  # type: ignore[arg-type]
@@ -93,7 +93,7 @@ def run_size(size: int, writes: int, hash_embedder: bool, profile: bool) -> None
         )
         if profiler is not None:
             out = io.StringIO()
-            pstats.Stats(profiler, stream=out).sort_stats("cumulative").print_stats(45)
+            pstats.Stats(profiler, stream=out).sort_stats(sort).print_stats(45)
             print(out.getvalue())
 
 
@@ -103,11 +103,12 @@ def main() -> None:
     parser.add_argument("--writes", type=int, default=30, help="appends and saves per size")
     parser.add_argument("--hash", action="store_true", help="the hash embedder, not the model")
     parser.add_argument("--profile", type=int, default=None, help="profile the writes at N")
+    parser.add_argument("--sort", default="cumulative", help="profile order: cumulative, tottime")
     args = parser.parse_args()
     embedder = "hash embedder" if args.hash else "configured embedder"
     print(f"{embedder}; load average at start: {os.getloadavg()[0]:.1f}")
     for size in (int(s) for s in args.sizes.split(",")):
-        run_size(size, args.writes, args.hash, size == args.profile)
+        run_size(size, args.writes, args.hash, size == args.profile, args.sort)
     print(f"load average at end: {os.getloadavg()[0]:.1f}")
 
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from bisect import bisect_left
 from dataclasses import dataclass
 from itertools import accumulate
 
@@ -99,9 +100,16 @@ def text_sha256(kind: UnitKind, heading_path: tuple[str, ...], text: str) -> str
 class _Document:
     """Lines with prefix sums, so the token estimate of any line range is O(1)."""
 
-    def __init__(self, lines: list[str]) -> None:
+    def __init__(self, lines: list[str], ends: list[int] | None = None) -> None:
         self.lines = lines
-        self._ends = [0, *accumulate(len(line) + 1 for line in lines)]
+        self._ends = [0, *accumulate(len(line) + 1 for line in lines)] if ends is None else ends
+
+    def extended(self, kept: int, tail: list[str]) -> _Document:
+        """The first ``kept`` lines of this document, then ``tail``."""
+        ends = self._ends[: kept + 1]
+        ends.extend(accumulate((len(line) + 1 for line in tail), initial=ends[-1]))
+        ends.pop(kept + 1)  # (the initial value, repeated)
+        return _Document(self.lines[:kept] + tail, ends)
 
     def tokens(self, start: int, end: int) -> int:
         """Estimated tokens of lines ``start``..``end`` (0-based, inclusive) joined by newlines."""
@@ -243,10 +251,10 @@ def _resume(text: str, opts: ChunkingOptions, old: ChunkPlan) -> ChunkPlan | Non
     if kept == 0 or open_front_matter(old.doc.lines):
         return None
     tail = split_lines(text[old.text.rfind("\n") + 1 :])
-    doc = _Document(old.doc.lines[:kept] + [strip_markers(line) for line in tail])
-    final = 0  # blocks the kept lines settle
-    while final < len(old.blocks) and block_is_final(doc.lines, old.blocks[final], kept):
-        final += 1
+    doc = old.doc.extended(kept, [strip_markers(line) for line in tail])
+    final = len(old.blocks)  # blocks the kept lines settle: all up to the first that is not
+    while final > 0 and not block_is_final(doc.lines, old.blocks[final - 1], kept):
+        final -= 1  # (block ends grow, and only the last block can be a fence left open)
     if final == 0:
         return None
     after = old.blocks[final - 1].end + 1
@@ -273,11 +281,9 @@ def _finish(
     headings: list[tuple[str, ...]] = []
     current: tuple[str, ...] = ()
     if old is not None and final:
-        while atoms_kept < len(old.atoms) and old.atom_blocks[atoms_kept] < final:
-            atoms_kept += 1
+        atoms_kept = bisect_left(old.atom_blocks, final)
         # a chunk is settled when the atom after it (which ended it) is kept
-        while chunks_kept < len(old.chunks) and old.chunks[chunks_kept][2] + 1 < atoms_kept:
-            chunks_kept += 1
+        chunks_kept = bisect_left(old.chunks, atoms_kept - 1, key=lambda chunk: chunk[2])
         atoms, atom_blocks = old.atoms[:atoms_kept], old.atom_blocks[:atoms_kept]  # copies
         headings = old.headings[: blocks[final - 1].end + 1]
         current = _stack_path(stacks[final - 1])
@@ -292,7 +298,10 @@ def _finish(
         packed = old.chunks[:chunks_kept] + _pack_chunks(doc, atoms, opts, index, start)
     else:
         packed = _pack_chunks(doc, atoms, opts)
-    blocks_kept = sum(1 for atom in atoms[:atoms_kept] if atom.kind not in _NOT_BLOCKS)
+    blocks_kept = 0  # block spans of the kept atoms: those before the first atom cut again
+    if old is not None and atoms_kept:
+        first = old.atoms[atoms_kept].start if atoms_kept < len(old.atoms) else len(doc.lines)
+        blocks_kept = bisect_left(old.block_spans, first + 1, key=lambda span: span.start_line)
     chunk_spans = [] if old is None else old.chunk_spans[:chunks_kept]
     chunk_spans = chunk_spans + [
         doc.span("chunk", start, end, headings[start]) for start, end, _ in packed[chunks_kept:]

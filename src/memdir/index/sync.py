@@ -32,14 +32,16 @@ from memdir.embeddings.base import Embedder
 from memdir.errors import EmbeddingError, InvalidInputError
 from memdir.index.chunk_vectors import derive_chunk_vectors
 from memdir.index.chunking import ChunkingOptions, embedding_text
-from memdir.index.units import units_of
+from memdir.index.units import FileCut, cut_file, units_of
 from memdir.progress import Progress, ProgressUpdate
 from memdir.store.contracts import (
     EmbedderIdentity,
     FileKey,
     FileStamp,
+    FileTail,
     FileWrite,
     IndexWriter,
+    TailWriter,
     Unit,
 )
 
@@ -115,6 +117,7 @@ class _Parsed:
     stamp: FileStamp
     units: list[Unit]
     is_new: bool
+    cut: FileCut | None = None  # with a tail: ``units`` are the tail's (``units.cut_file``)
 
 
 def identity_of(embedder: Embedder) -> EmbedderIdentity:
@@ -172,22 +175,40 @@ class _Writer:
     def flush(self) -> None:
         if not self.pending:
             return
-        vectors = self._vectors([u for p in self.pending for u in p.units])
-        writes = [
-            FileWrite(
-                stamp=p.stamp,
-                units=p.units,
-                vectors=None if vectors is None else _stack(p.units, vectors, self.identity),
-            )
-            for p in self.pending
-        ]
+        context = [u for p in self.pending if p.cut is not None for u in p.cut.context]
+        vectors = self._vectors([u for p in self.pending for u in p.units] + context)
+        writes = [self._write(p, vectors) for p in self.pending if p.cut is None]
         self.report.units_written += self.store.write_files(writes, identity=self.identity)
+        for parsed in self.pending:
+            if parsed.cut is not None:
+                self._write_tail(parsed, parsed.cut, vectors)
         for parsed in self.pending:
             if parsed.is_new:
                 self.report.added += 1
             else:
                 self.report.changed += 1
         self.pending = []
+
+    def _write(
+        self, parsed: _Parsed, vectors: dict[str, npt.NDArray[np.float32]] | None
+    ) -> FileWrite:
+        stacked = None if vectors is None else _stack(parsed.units, vectors, self.identity)
+        return FileWrite(stamp=parsed.stamp, units=parsed.units, vectors=stacked)
+
+    def _write_tail(
+        self, parsed: _Parsed, cut: FileCut, vectors: dict[str, npt.NDArray[np.float32]] | None
+    ) -> None:
+        """Write the end of a file over its rows; if another process wrote the file since
+        (its rows are not of ``cut.base``), write the whole file."""
+        assert isinstance(self.store, TailWriter)
+        assert cut.base is not None
+        tail = FileTail(cut.base, cut.chunks_from, cut.blocks_from)
+        if self.store.write_tail(self._write(parsed, vectors), tail, identity=self.identity):
+            self.report.units_written += len(parsed.units)
+            return
+        whole = replace(parsed, units=cut.units, cut=None)
+        write = self._write(whole, self._vectors(cut.units))
+        self.report.units_written += self.store.write_files([write], identity=self.identity)
 
     def _vectors(self, units: list[Unit]) -> dict[str, npt.NDArray[np.float32]] | None:
         """Vectors by unit hash: blocks embedded (cache misses), chunks from their blocks'."""
@@ -447,8 +468,12 @@ def _sync_candidates(
             moves.append((origin, stamp))
             texts[origin] = text
         else:
-            units = units_of(file.source, file.path, text, opts.chunking)
-            writer.add(_Parsed(stamp, units, is_new=old is None))
+            cut = cut_file(file.source, file.path, text, stamp.sha256, opts.chunking)
+            tail = old is not None and cut.base == old.sha256 and isinstance(store, TailWriter)
+            if tail:  # lines added to the file as the index holds it: write its end
+                writer.add(_Parsed(stamp, cut.tail, is_new=False, cut=cut))
+            else:
+                writer.add(_Parsed(stamp, cut.units, is_new=old is None))
     store.update_stamps(restamps)
     lost = set(store.move_files(moves))
     report.renamed += len(moves) - len(lost)

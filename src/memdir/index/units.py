@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from memdir.index.chunking import ChunkingOptions, ChunkPlan, Span, plan_chunks, text_sha256
 from memdir.store.contracts import Unit
@@ -26,6 +26,28 @@ class _Cut:
     plan: ChunkPlan
     chunks: list[Unit]
     blocks: list[Unit]
+    sha256: str = ""  # of the file's bytes, when the caller knew it
+
+
+NO_LINE = 2**31 - 1  # a tail that holds no chunk (or no block) starts here
+
+
+@dataclass(frozen=True)
+class FileCut:
+    """The units of a file, and how they differ from the file's last cut in this process.
+
+    ``base`` is the sha256 of the file that last cut was of (None: the file was cut whole);
+    the units of the chunks from line ``chunks_from`` on and of the blocks from line
+    ``blocks_from`` on are ``tail``, in that cut and in this one alike, and the units
+    before are the same in both. ``context``: the blocks before the tail that its chunks
+    hold lines of (a chunk's vector is derived from its blocks')."""
+
+    units: list[Unit]
+    base: str | None = None
+    tail: list[Unit] = field(default_factory=list)
+    chunks_from: int = NO_LINE
+    blocks_from: int = NO_LINE
+    context: list[Unit] = field(default_factory=list)
 
 
 _cuts: OrderedDict[tuple[str, str], _Cut] = OrderedDict()
@@ -39,27 +61,44 @@ def units_of(source: str, path: str, text: str, options: ChunkingOptions) -> lis
     lines are left out (``workspace.seeding.blank_seeded_lines``) and only blocks are kept:
     a chunk would span the left-out lines, and a hit must quote the file as it is.
     """
+    return cut_file(source, path, text, "", options).units
+
+
+def cut_file(source: str, path: str, text: str, sha256: str, options: ChunkingOptions) -> FileCut:
+    """``units_of`` the file whose bytes hash to ``sha256`` (its ``text``), with what
+    changed since its last cut in this process (``FileCut``)."""
     blanked = blank_seeded_lines(path, text)
     if blanked is not text:
         spans = plan_chunks(blanked, options).block_spans
-        return [_unit(source, path, span) for span in spans]
+        return FileCut([_unit(source, path, span) for span in spans])
     key = (source, path)
     with _lock:
         last = _cuts.get(key)
     plan = plan_chunks(text, options, None if last is None else last.plan)
-    kept_chunks = last.chunks[: plan.kept_chunks] if last is not None else []
-    kept_blocks = last.blocks[: plan.kept_blocks] if last is not None else []
-    cut = _Cut(
-        plan,
-        kept_chunks + [_unit(source, path, s) for s in plan.chunk_spans[plan.kept_chunks :]],
-        kept_blocks + [_unit(source, path, s) for s in plan.block_spans[plan.kept_blocks :]],
-    )
+    cut = _Cut(plan, [], [], sha256)
+    if last is not None:
+        cut.chunks.extend(last.chunks[: plan.kept_chunks])
+        cut.blocks.extend(last.blocks[: plan.kept_blocks])
+    cut.chunks.extend(_unit(source, path, s) for s in plan.chunk_spans[plan.kept_chunks :])
+    cut.blocks.extend(_unit(source, path, s) for s in plan.block_spans[plan.kept_blocks :])
     with _lock:
         _cuts[key] = cut
         _cuts.move_to_end(key)
         while len(_cuts) > MAX_PLANS:
             _cuts.popitem(last=False)
-    return [*cut.chunks, *cut.blocks]
+    units = [*cut.chunks, *cut.blocks]
+    if last is None or not last.sha256 or not (plan.kept_chunks or plan.kept_blocks):
+        return FileCut(units)
+    chunks, blocks = cut.chunks[plan.kept_chunks :], cut.blocks[plan.kept_blocks :]
+    old_chunks, old_blocks = last.chunks[plan.kept_chunks :], last.blocks[plan.kept_blocks :]
+    chunks_from = min((u.start_line for u in [*chunks, *old_chunks]), default=NO_LINE)
+    blocks_from = min((u.start_line for u in [*blocks, *old_blocks]), default=NO_LINE)
+    context: list[Unit] = []
+    for block in reversed(cut.blocks[: plan.kept_blocks]):
+        if block.end_line < chunks_from:
+            break
+        context.append(block)
+    return FileCut(units, last.sha256, [*chunks, *blocks], chunks_from, blocks_from, context)
 
 
 def _unit(source: str, path: str, span: Span) -> Unit:

@@ -32,6 +32,7 @@ from memdir.embeddings.base import Embedder
 from memdir.errors import EmbeddingError, InvalidInputError
 from memdir.index.chunk_vectors import derive_chunk_vectors
 from memdir.index.chunking import ChunkingOptions, embedding_text
+from memdir.index.reading import FileProblem, read_markdown
 from memdir.index.units import FileCut, cut_file, units_of
 from memdir.progress import Progress, ProgressUpdate
 from memdir.store.contracts import (
@@ -108,10 +109,6 @@ class SyncReport:
         return line
 
 
-class FileProblem(Exception):
-    """A file that cannot be indexed; the message is the reason in the report."""
-
-
 @dataclass(frozen=True)
 class _Parsed:
     stamp: FileStamp
@@ -123,26 +120,6 @@ class _Parsed:
 def identity_of(embedder: Embedder) -> EmbedderIdentity:
     """The identity an embedder leaves on the index."""
     return EmbedderIdentity(embedder.provider, embedder.model, int(embedder.dimensions))
-
-
-def read_markdown(file: SourceFile, limit: int) -> tuple[bytes, str]:
-    """Read a file's bytes and text; raise ``FileProblem`` naming why it cannot be indexed."""
-    try:
-        with open(file.abs_path, "rb") as handle:
-            data = handle.read(limit + 1)
-    except FileNotFoundError as exc:
-        raise FileProblem("vanished during sync") from exc
-    except OSError as exc:
-        raise FileProblem(f"unreadable: {exc.strerror or exc}") from exc
-    if len(data) > limit:
-        raise FileProblem(f"larger than the {limit}-byte limit")
-    if b"\x00" in data[:8192]:
-        raise FileProblem("binary file (NUL bytes)")
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise FileProblem(f"not UTF-8 (byte {exc.start}); re-save it as UTF-8") from exc
-    return data, text.removeprefix("\ufeff")
 
 
 class _Writer:
@@ -451,7 +428,7 @@ def _sync_candidates(
         try:
             if stat.st_size > opts.max_file_bytes:
                 raise FileProblem(f"larger than the {opts.max_file_bytes}-byte limit")
-            data, text = read_markdown(file, opts.max_file_bytes)
+            data, text = read_markdown(file.abs_path, opts.max_file_bytes)
         except FileProblem as problem:
             report.skipped.append((file.path, str(problem)))
             stale.extend([key] if old is not None else [])

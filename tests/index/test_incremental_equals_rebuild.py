@@ -67,7 +67,7 @@ def _assert_as_rebuilt(memory: Memory, tmp_path: Path, name: str) -> None:
     for key, found in vectors.items():
         assert len(found) == len(expected[0][key]), (name, key)
         for got, want in zip(found, expected[0][key], strict=True):
-            np.testing.assert_allclose(got, want, atol=1e-6, err_msg=f"{name}: {key}")
+            assert got.tobytes() == want.tobytes(), (name, key[2:5])  # to the bit
     assert postings == expected[1], name
 
 

@@ -93,11 +93,10 @@ def cut_file(source: str, path: str, text: str, sha256: str, options: ChunkingOp
     old_chunks, old_blocks = last.chunks[plan.kept_chunks :], last.blocks[plan.kept_blocks :]
     chunks_from = min((u.start_line for u in [*chunks, *old_chunks]), default=NO_LINE)
     blocks_from = min((u.start_line for u in [*blocks, *old_blocks]), default=NO_LINE)
-    context: list[Unit] = []
-    for block in reversed(cut.blocks[: plan.kept_blocks]):
-        if block.end_line < chunks_from:
-            break
-        context.append(block)
+    first = plan.kept_blocks  # the kept blocks the tail's chunks hold lines of
+    while first > 0 and cut.blocks[first - 1].end_line >= chunks_from:
+        first -= 1
+    context = cut.blocks[first : plan.kept_blocks]
     return FileCut(units, last.sha256, [*chunks, *blocks], chunks_from, blocks_from, context)
 
 

@@ -1,7 +1,8 @@
 """The index a day of writes leaves, write by write, equals the index built afresh from
 the files: the same units (kind, lines, text, heading path, hash), the same vectors and
-the same full-text postings. Appends, saves, edits in the middle of the note, an edit made
-outside memdir, an interrupted append and a note rewritten shorter."""
+the same full-text postings, and searches rank the same hits with the same scores.
+Appends, saves, edits in the middle of the note, an edit made outside memdir, an
+interrupted append and a note rewritten shorter."""
 
 from __future__ import annotations
 
@@ -60,6 +61,8 @@ def _assert_as_rebuilt(memory: Memory, tmp_path: Path, name: str) -> None:
     with _open(fresh) as rebuilt:
         rebuilt.sync()
         expected = _snapshot(rebuilt.index_path)
+        for query in QUERIES:  # the same index ranks the same: ids play no part
+            assert _hits(memory, query) == _hits(rebuilt, query), (name, query)
     vectors, postings = _snapshot(memory.index_path)
     stale = [key[2:5] for key in vectors.keys() - expected[0].keys()]
     missing = [key[2:5] for key in expected[0].keys() - vectors.keys()]
@@ -69,6 +72,14 @@ def _assert_as_rebuilt(memory: Memory, tmp_path: Path, name: str) -> None:
         for got, want in zip(found, expected[0][key], strict=True):
             assert got.tobytes() == want.tobytes(), (name, key[2:5])  # to the bit
     assert postings == expected[1], name
+
+
+QUERIES = ["billing 12", "deploy 3", "Atlas project", "a heading in the middle", "by hand"]
+
+
+def _hits(memory: Memory, query: str) -> list[tuple[str, int, int, float]]:
+    found = memory.search(query, max_results=8).hits
+    return [(hit.path, hit.start_line, hit.end_line, round(hit.score, 6)) for hit in found]
 
 
 def _append(memory: Memory, first: int, count: int) -> None:

@@ -98,6 +98,10 @@ class KeywordQuery:
         return any(term.strip() for term in self.terms)
 
 
+Around = tuple[tuple[int, ...], tuple[int, ...]]
+"""The blocks before and after a block, by id, nearest first (``IndexReader.blocks_around``)."""
+
+
 @dataclass(frozen=True)
 class IndexStats:
     files: int
@@ -190,6 +194,11 @@ class IndexReader(Protocol):
 
     def get_units(self, ids: Iterable[int]) -> dict[int, Unit]:
         """Fetch units by id (missing ids are absent from the result)."""
+        ...
+
+    def blocks_around(self, ids: Sequence[int], reach: int) -> dict[int, Around]:
+        """For each block of ``ids``: the ids of up to ``reach`` blocks of its file before it
+        and after it, by line, nearest first (none for a unit that is not a block)."""
         ...
 
     def get_vectors(self, ids: Iterable[int]) -> dict[int, Vector]:

@@ -29,6 +29,7 @@ import numpy as np
 
 from memdir.errors import IndexMismatchError, InvalidInputError, StoreError
 from memdir.store.contracts import (
+    Around,
     EmbedderIdentity,
     FileKey,
     FileStamp,
@@ -282,6 +283,12 @@ class SqliteStore:
     def get_units(self, ids: Iterable[int]) -> dict[int, Unit]:
         wanted = list(dict.fromkeys(ids))
         return self._side_read("rows", lambda c: rows.fetch_units(c, wanted))
+
+    def blocks_around(self, ids: Sequence[int], reach: int) -> dict[int, Around]:
+        wanted = list(dict.fromkeys(ids))
+        if not wanted or reach < 1:
+            return {}
+        return self._side_read("rows", lambda c: rows.blocks_around(c, wanted, reach))
 
     def get_vectors(self, ids: Iterable[int]) -> dict[int, Vector]:
         wanted = list(dict.fromkeys(ids))

@@ -18,7 +18,10 @@ from memdir.index.chunking import ChunkingOptions, ChunkPlan, Span, plan_chunks,
 from memdir.store.contracts import Unit
 from memdir.workspace.seeding import blank_seeded_lines
 
-MAX_PLANS = 16  # files whose last cut a process keeps (a few notes are appended at once)
+MAX_KEPT_CHARS = 4_000_000
+"""Characters of text whose cuts a process keeps, the files cut last first: a cut holds
+about ten times its text in memory (lines, blocks, units), so some 40 MB at most; a daily
+note of a thousand 3-line entries is about 190,000 characters (1.9 MB kept)."""
 
 
 @dataclass(frozen=True)
@@ -50,7 +53,8 @@ class FileCut:
     context: list[Unit] = field(default_factory=list)
 
 
-_cuts: OrderedDict[tuple[str, str], _Cut] = OrderedDict()
+_cuts: OrderedDict[tuple[str, str], _Cut] = OrderedDict()  # the file cut last comes last
+_kept_chars = 0
 _lock = threading.Lock()
 
 
@@ -81,11 +85,7 @@ def cut_file(source: str, path: str, text: str, sha256: str, options: ChunkingOp
         cut.blocks.extend(last.blocks[: plan.kept_blocks])
     cut.chunks.extend(_unit(source, path, s) for s in plan.chunk_spans[plan.kept_chunks :])
     cut.blocks.extend(_unit(source, path, s) for s in plan.block_spans[plan.kept_blocks :])
-    with _lock:
-        _cuts[key] = cut
-        _cuts.move_to_end(key)
-        while len(_cuts) > MAX_PLANS:
-            _cuts.popitem(last=False)
+    _keep(key, cut)
     units = [*cut.chunks, *cut.blocks]
     if last is None or not last.sha256 or not (plan.kept_chunks or plan.kept_blocks):
         return FileCut(units)
@@ -98,6 +98,21 @@ def cut_file(source: str, path: str, text: str, sha256: str, options: ChunkingOp
         first -= 1
     context = cut.blocks[first : plan.kept_blocks]
     return FileCut(units, last.sha256, [*chunks, *blocks], chunks_from, blocks_from, context)
+
+
+def _keep(key: tuple[str, str], cut: _Cut) -> None:
+    """Keep ``cut`` as the last of its file, within ``MAX_KEPT_CHARS``."""
+    global _kept_chars
+    with _lock:
+        gone = _cuts.pop(key, None)
+        _kept_chars -= 0 if gone is None else len(gone.plan.text)
+        if len(cut.plan.text) > MAX_KEPT_CHARS:
+            return
+        _cuts[key] = cut
+        _kept_chars += len(cut.plan.text)
+        while _kept_chars > MAX_KEPT_CHARS:
+            _, oldest = _cuts.popitem(last=False)
+            _kept_chars -= len(oldest.plan.text)
 
 
 def _unit(source: str, path: str, span: Span) -> Unit:

@@ -1,7 +1,7 @@
 """Benchmark: does a save or an append cost more as the day's note grows? p50/p95 by size.
 
 Run: .venv/bin/python benchmarks/daily_note_growth.py [--sizes 10,200,1000] [--writes 30]
-         [--hash] [--profile 1000 [--sort tottime]]
+         [--hash] [--no-history] [--profile 1000 [--sort tottime]]
 
 For each size, a fresh home gets today's note with that many entries (written through the
 workspace, then indexed by one sync, so the preparation is not timed), then ``--writes``
@@ -55,10 +55,13 @@ def percentiles(values: list[float]) -> tuple[float, float]:
     return statistics.median(ordered) * 1000, p95 * 1000
 
 
-def run_size(size: int, writes: int, hash_embedder: bool, profile: bool, sort: str) -> None:
+def run_size(
+    size: int, writes: int, hash_embedder: bool, profile: bool, sort: str, history: bool
+) -> None:
     embedder_args = {"embedder": HashEmbedder()} if hash_embedder else {}
+    overrides = {"history": {"enabled": history}}
     with tempfile.TemporaryDirectory() as tmp:
-        with Memory.open(tmp, chat_model=None, **embedder_args) as memory:  # type: ignore[arg-type]
+        with Memory.open(tmp, chat_model=None, overrides=overrides, **embedder_args) as memory:  # type: ignore[arg-type]
             memory.init()
             root = memory.workspace.root
             today = dt.date.today()
@@ -104,11 +107,12 @@ def main() -> None:
     parser.add_argument("--hash", action="store_true", help="the hash embedder, not the model")
     parser.add_argument("--profile", type=int, default=None, help="profile the writes at N")
     parser.add_argument("--sort", default="cumulative", help="profile order: cumulative, tottime")
+    parser.add_argument("--no-history", action="store_true", help="versioning off")
     args = parser.parse_args()
     embedder = "hash embedder" if args.hash else "configured embedder"
     print(f"{embedder}; load average at start: {os.getloadavg()[0]:.1f}")
     for size in (int(s) for s in args.sizes.split(",")):
-        run_size(size, args.writes, args.hash, size == args.profile, args.sort)
+        run_size(size, args.writes, args.hash, size == args.profile, args.sort, not args.no_history)
     print(f"load average at end: {os.getloadavg()[0]:.1f}")
 
 

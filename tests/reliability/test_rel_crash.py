@@ -60,9 +60,9 @@ def assert_index_recovers(home: Path, tmp_path: Path) -> None:
     assert recovered[0] == fresh[0], "re-synced files differ from a fresh rebuild"
     assert recovered[1] == fresh[1], "re-synced units or vectors differ from a fresh rebuild"
     assert recovered[2] == fresh[2], "re-synced full-text rows differ from a fresh rebuild"
-    # The same searches find something. (Not always the same spans: a hit's neighbours are
-    # guessed by unit id, which an index built append by append numbers otherwise than a
-    # rebuild; the units, vectors and terms above are the same.)
+    # The same searches find something. (Not always the same spans: equal scores are still
+    # ordered by unit id in places, which an index built append by append numbers otherwise
+    # than a rebuild; the units, vectors and terms above are the same.)
     synced, rebuilt = synced_hits(home), fresh_rebuild_hits(home, tmp_path / "fresh2")
     for query, hits in synced.items():
         assert bool(hits) == bool(rebuilt[query]), query

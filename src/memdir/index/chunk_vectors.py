@@ -50,6 +50,8 @@ def derive_chunk_vectors(
     for unit in units:
         if unit.kind == "block":
             by_file.setdefault((unit.source, unit.path), []).append(unit)
+    for blocks in by_file.values():  # in line order, whatever order ``units`` came in:
+        blocks.sort(key=lambda block: block.start_line)  # the sum is the same to the bit
     out: dict[str, Vector] = {}
     alone: list[Unit] = []
     for chunk in chunks:

@@ -17,11 +17,18 @@ from __future__ import annotations
 
 import hashlib
 import re
+from bisect import bisect_left
 from dataclasses import dataclass
 from itertools import accumulate
 
 from memdir.errors import InvalidInputError
-from memdir.index.markdown import Block, scan_blocks
+from memdir.index.markdown import (
+    Block,
+    HeadingStack,
+    block_is_final,
+    open_front_matter,
+    scan_blocks_from,
+)
 from memdir.store.contracts import UnitKind
 from memdir.text import split_lines
 from memdir.workspace.markup import strip_markers
@@ -93,9 +100,16 @@ def text_sha256(kind: UnitKind, heading_path: tuple[str, ...], text: str) -> str
 class _Document:
     """Lines with prefix sums, so the token estimate of any line range is O(1)."""
 
-    def __init__(self, lines: list[str]) -> None:
+    def __init__(self, lines: list[str], ends: list[int] | None = None) -> None:
         self.lines = lines
-        self._ends = [0, *accumulate(len(line) + 1 for line in lines)]
+        self._ends = [0, *accumulate(len(line) + 1 for line in lines)] if ends is None else ends
+
+    def extended(self, kept: int, tail: list[str]) -> _Document:
+        """The first ``kept`` lines of this document, then ``tail``."""
+        ends = self._ends[: kept + 1]
+        ends.extend(accumulate((len(line) + 1 for line in tail), initial=ends[-1]))
+        ends.pop(kept + 1)  # (the initial value, repeated)
+        return _Document(self.lines[:kept] + tail, ends)
 
     def tokens(self, start: int, end: int) -> int:
         """Estimated tokens of lines ``start``..``end`` (0-based, inclusive) joined by newlines."""
@@ -134,24 +148,6 @@ def _split_block(doc: _Document, block: Block, opts: ChunkingOptions) -> list[Bl
     return pieces
 
 
-def _line_headings(blocks: list[Block], line_count: int) -> list[tuple[str, ...]]:
-    """The heading path in effect at every line."""
-    paths: list[tuple[str, ...]] = [()] * line_count
-    current: tuple[str, ...] = ()
-    cursor = 0
-    for block in blocks:
-        for index in range(cursor, block.start):
-            paths[index] = current
-        if block.kind == "heading":
-            current = block.heading_path
-        for index in range(block.start, block.end + 1):
-            paths[index] = current if block.kind == "heading" else block.heading_path
-        cursor = block.end + 1
-    for index in range(cursor, line_count):
-        paths[index] = current
-    return paths
-
-
 def _overlap_start(
     doc: _Document, chunk: tuple[int, int], nxt: Block, opts: ChunkingOptions
 ) -> int:
@@ -170,12 +166,14 @@ def _overlap_start(
 
 
 def _pack_chunks(
-    doc: _Document, atoms: list[Block], opts: ChunkingOptions
-) -> list[tuple[int, int]]:
-    """Greedy packing of whole atoms into chunks of at most ``chunk_tokens`` (when possible)."""
-    chunks: list[tuple[int, int]] = []
-    index = 0
-    start = atoms[0].start if atoms else 0
+    doc: _Document, atoms: list[Block], opts: ChunkingOptions, index: int = 0, start: int = -1
+) -> list[tuple[int, int, int]]:
+    """Greedy packing of whole atoms into chunks of at most ``chunk_tokens`` (when possible):
+    each chunk's first and last line and the index of its last atom. ``index``, ``start``:
+    resume with atom ``index`` in a chunk that starts at line ``start``."""
+    chunks: list[tuple[int, int, int]] = []
+    if start < 0:
+        start = atoms[0].start if atoms else 0
     while index < len(atoms):
         end = atoms[index].end
         index += 1
@@ -185,7 +183,7 @@ def _pack_chunks(
                 break
             end = atoms[index].end
             index += 1
-        chunks.append((start, end))
+        chunks.append((start, end, index - 1))
         if index < len(atoms):
             nxt = atoms[index]
             fresh = nxt.kind == "heading" or opts.overlap_tokens == 0
@@ -195,18 +193,150 @@ def _pack_chunks(
 
 def chunk_markdown(text: str, options: ChunkingOptions | None = None) -> list[Span]:
     """All chunk spans, then all block spans, of one markdown document."""
-    opts = options or ChunkingOptions()
+    return plan_chunks(text, options or ChunkingOptions()).spans()
+
+
+@dataclass(frozen=True)
+class ChunkPlan:
+    """How one text was cut, kept so that the text with lines added at its end is cut
+    again from where the new lines can change the cut (``plan_chunks``), not from line 1.
+
+    ``chunks`` are (first line, last line, index of the last atom), 0-based; ``blocks``
+    come with the heading stack after each and ``atoms`` with the block each is cut from.
+    """
+
+    text: str
+    options: ChunkingOptions
+    doc: _Document
+    blocks: list[Block]
+    stacks: list[HeadingStack]
+    atoms: list[Block]
+    atom_blocks: list[int]
+    headings: list[tuple[str, ...]]
+    chunks: list[tuple[int, int, int]]
+    chunk_spans: list[Span]
+    block_spans: list[Span]
+    kept_chunks: int = 0  # how many chunk spans (and below, block spans) a resume kept
+    kept_blocks: int = 0
+
+    def spans(self) -> list[Span]:
+        """All chunk spans, then all block spans, as ``chunk_markdown`` returns them."""
+        return [*self.chunk_spans, *self.block_spans]
+
+
+def plan_chunks(
+    text: str, options: ChunkingOptions, previous: ChunkPlan | None = None
+) -> ChunkPlan:
+    """Cut ``text`` into chunk and block spans; the spans equal ``chunk_markdown``'s.
+
+    With ``previous``, the plan of a text that ``text`` starts with (an appended note),
+    only the tail is cut again: the blocks whose end the kept lines settle
+    (``markdown.block_is_final``), their atoms and the chunks that end before the first
+    atom that may change are taken as they were, and the scan and the packing resume
+    right after them. Any other ``previous`` is ignored (the whole text is cut).
+    """
+    if previous is not None and previous.options == options and text.startswith(previous.text):
+        resumed = _resume(text, options, previous)
+        if resumed is not None:
+            return resumed
     doc = _Document([strip_markers(line) for line in split_lines(text)])
-    blocks = scan_blocks(doc.lines)
-    headings = _line_headings(blocks, len(doc.lines))
-    atoms = [piece for block in blocks for piece in _split_block(doc, block, opts)]
-    spans = [
-        doc.span("chunk", start, end, headings[start])
-        for start, end in _pack_chunks(doc, atoms, opts)
+    blocks, stacks = scan_blocks_from(doc.lines, 0, ())
+    return _finish(text, options, doc, blocks, stacks)
+
+
+def _resume(text: str, opts: ChunkingOptions, old: ChunkPlan) -> ChunkPlan | None:
+    """``plan_chunks`` of ``text`` from ``old``, the plan of a text ``text`` starts with;
+    None when nothing of it can be kept."""
+    kept = old.text.count("\n")  # lines ended in the old text: the same in ``text``
+    if kept == 0 or open_front_matter(old.doc.lines):
+        return None
+    tail = split_lines(text[old.text.rfind("\n") + 1 :])
+    doc = old.doc.extended(kept, [strip_markers(line) for line in tail])
+    final = len(old.blocks)  # blocks the kept lines settle: all up to the first that is not
+    while final > 0 and not block_is_final(doc.lines, old.blocks[final - 1], kept):
+        final -= 1  # (block ends grow, and only the last block can be a fence left open)
+    if final == 0:
+        return None
+    after = old.blocks[final - 1].end + 1
+    blocks, stacks = scan_blocks_from(doc.lines, after, old.stacks[final - 1])
+    return _finish(text, opts, doc, old.blocks[:final] + blocks, old.stacks[:final] + stacks,
+                   old, final)  # fmt: skip
+
+
+def _finish(
+    text: str,
+    opts: ChunkingOptions,
+    doc: _Document,
+    blocks: list[Block],
+    stacks: list[HeadingStack],
+    old: ChunkPlan | None = None,
+    final: int = 0,
+) -> ChunkPlan:
+    """The plan of ``text`` from its ``blocks``; the first ``final`` of them are ``old``'s,
+    and so are their atoms, the headings of their lines and the chunks those settle."""
+    atoms_kept = 0
+    chunks_kept = 0
+    atoms: list[Block] = []
+    atom_blocks: list[int] = []
+    headings: list[tuple[str, ...]] = []
+    current: tuple[str, ...] = ()
+    if old is not None and final:
+        atoms_kept = bisect_left(old.atom_blocks, final)
+        # a chunk is settled when the atom after it (which ended it) is kept
+        chunks_kept = bisect_left(old.chunks, atoms_kept - 1, key=lambda chunk: chunk[2])
+        atoms, atom_blocks = old.atoms[:atoms_kept], old.atom_blocks[:atoms_kept]  # copies
+        headings = old.headings[: blocks[final - 1].end + 1]
+        current = _stack_path(stacks[final - 1])
+    for number in range(final, len(blocks)):
+        pieces = _split_block(doc, blocks[number], opts)
+        atoms.extend(pieces)
+        atom_blocks.extend([number] * len(pieces))
+    headings = headings + _line_headings_from(blocks[final:], len(doc.lines), len(headings),
+                                              current)  # fmt: skip
+    if old is not None and chunks_kept:
+        index, start = old.chunks[chunks_kept - 1][2] + 1, old.chunks[chunks_kept][0]
+        packed = old.chunks[:chunks_kept] + _pack_chunks(doc, atoms, opts, index, start)
+    else:
+        packed = _pack_chunks(doc, atoms, opts)
+    blocks_kept = 0  # block spans of the kept atoms: those before the first atom cut again
+    if old is not None and atoms_kept:
+        first = old.atoms[atoms_kept].start if atoms_kept < len(old.atoms) else len(doc.lines)
+        blocks_kept = bisect_left(old.block_spans, first + 1, key=lambda span: span.start_line)
+    chunk_spans = [] if old is None else old.chunk_spans[:chunks_kept]
+    chunk_spans = chunk_spans + [
+        doc.span("chunk", start, end, headings[start]) for start, end, _ in packed[chunks_kept:]
     ]
-    spans.extend(
+    block_spans = [] if old is None else old.block_spans[:blocks_kept]
+    block_spans = block_spans + [
         doc.span("block", atom.start, atom.end, atom.heading_path)
-        for atom in atoms
+        for atom in atoms[atoms_kept:]
         if atom.kind not in _NOT_BLOCKS
-    )
-    return spans
+    ]
+    return ChunkPlan(
+        text, opts, doc, blocks, stacks, atoms, atom_blocks, headings, packed,
+        chunk_spans, block_spans, chunks_kept, blocks_kept,
+    )  # fmt: skip
+
+
+def _stack_path(stack: HeadingStack) -> tuple[str, ...]:
+    return tuple(title for _, title in stack)
+
+
+def _line_headings_from(
+    blocks: list[Block], line_count: int, cursor: int, current: tuple[str, ...]
+) -> list[tuple[str, ...]]:
+    """The heading path in effect at every line from ``cursor`` on, the blocks from there
+    on given, ``current`` the path in effect before them."""
+    base = cursor
+    paths: list[tuple[str, ...]] = [()] * (line_count - base)
+    for block in blocks:
+        for index in range(cursor, block.start):
+            paths[index - base] = current
+        if block.kind == "heading":
+            current = block.heading_path
+        for index in range(block.start, block.end + 1):
+            paths[index - base] = current if block.kind == "heading" else block.heading_path
+        cursor = block.end + 1
+    for index in range(cursor, line_count):
+        paths[index - base] = current
+    return paths

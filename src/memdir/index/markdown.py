@@ -93,9 +93,13 @@ def _text_end(lines: list[str], start: int) -> int:
     return end
 
 
+HeadingStack = tuple[tuple[int, str], ...]
+"""The headings in effect after a block: (level, title), outermost first."""
+
+
 class _Headings:
-    def __init__(self) -> None:
-        self.stack: list[tuple[int, str]] = []
+    def __init__(self, stack: HeadingStack = ()) -> None:
+        self.stack: list[tuple[int, str]] = list(stack)
 
     def push(self, level: int, title: str) -> tuple[str, ...]:
         while self.stack and self.stack[-1][0] >= level:
@@ -109,12 +113,25 @@ class _Headings:
 
 def scan_blocks(lines: list[str]) -> list[Block]:
     """Every block of the document in order, with the heading path at its start."""
+    return scan_blocks_from(lines, 0, ())[0]
+
+
+def scan_blocks_from(
+    lines: list[str], index: int, stack: HeadingStack
+) -> tuple[list[Block], list[HeadingStack]]:
+    """The blocks from line ``index`` on (0: the whole document), the scan resumed with the
+    headings ``stack`` in effect there; and the heading stack after each block.
+
+    Resuming at the line after a block gives the blocks a scan of the whole document
+    finds there, when that block's end is final (``block_is_final``).
+    """
     blocks: list[Block] = []
-    headings = _Headings()
-    index = 0
-    front_end = _front_matter_end(lines)
+    stacks: list[HeadingStack] = []
+    headings = _Headings(stack)
+    front_end = _front_matter_end(lines) if index == 0 else -1
     if front_end >= 0:
         blocks.append(Block("front_matter", 0, front_end, ()))
+        stacks.append(())
         index = front_end + 1
     while index < len(lines):
         line = lines[index]
@@ -123,8 +140,29 @@ def scan_blocks(lines: list[str]) -> list[Block]:
             continue
         block = _next_block(lines, index, headings)
         blocks.append(block)
+        stacks.append(tuple(headings.stack))
         index = block.end + 1
-    return blocks
+    return blocks, stacks
+
+
+def block_is_final(lines: list[str], block: Block, kept: int) -> bool:
+    """Whether ``block`` stays as it is whatever follows the first ``kept`` lines (the
+    lines that stay): a scan looks one line past a block's end (a blank line, a setext
+    underline, a line that starts a block), and a fence left open runs to the end."""
+    if block.end + 1 >= kept:
+        return False
+    if block.kind == "code":
+        opener = _FENCE.match(lines[block.start])
+        fence = opener.group(1) if opener else "```"
+        closing = re.compile(rf"^ {{0,3}}{re.escape(fence[0])}{{{len(fence)},}}[ \t]*$")
+        return block.end > block.start and bool(closing.match(lines[block.end]))
+    return True
+
+
+def open_front_matter(lines: list[str]) -> bool:
+    """Whether the document starts a front matter block it does not close (a line
+    added later may close it, and change every block)."""
+    return bool(lines) and lines[0].strip() == "---" and _front_matter_end(lines) < 0
 
 
 def _next_block(lines: list[str], index: int, headings: _Headings) -> Block:

@@ -32,14 +32,17 @@ from memdir.embeddings.base import Embedder
 from memdir.errors import EmbeddingError, InvalidInputError
 from memdir.index.chunk_vectors import derive_chunk_vectors
 from memdir.index.chunking import ChunkingOptions, embedding_text
-from memdir.index.units import units_of
+from memdir.index.reading import FileProblem, read_markdown
+from memdir.index.units import FileCut, cut_file, units_of
 from memdir.progress import Progress, ProgressUpdate
 from memdir.store.contracts import (
     EmbedderIdentity,
     FileKey,
     FileStamp,
+    FileTail,
     FileWrite,
     IndexWriter,
+    TailWriter,
     Unit,
 )
 
@@ -106,40 +109,17 @@ class SyncReport:
         return line
 
 
-class FileProblem(Exception):
-    """A file that cannot be indexed; the message is the reason in the report."""
-
-
 @dataclass(frozen=True)
 class _Parsed:
     stamp: FileStamp
     units: list[Unit]
     is_new: bool
+    cut: FileCut | None = None  # with a tail: ``units`` are the tail's (``units.cut_file``)
 
 
 def identity_of(embedder: Embedder) -> EmbedderIdentity:
     """The identity an embedder leaves on the index."""
     return EmbedderIdentity(embedder.provider, embedder.model, int(embedder.dimensions))
-
-
-def read_markdown(file: SourceFile, limit: int) -> tuple[bytes, str]:
-    """Read a file's bytes and text; raise ``FileProblem`` naming why it cannot be indexed."""
-    try:
-        with open(file.abs_path, "rb") as handle:
-            data = handle.read(limit + 1)
-    except FileNotFoundError as exc:
-        raise FileProblem("vanished during sync") from exc
-    except OSError as exc:
-        raise FileProblem(f"unreadable: {exc.strerror or exc}") from exc
-    if len(data) > limit:
-        raise FileProblem(f"larger than the {limit}-byte limit")
-    if b"\x00" in data[:8192]:
-        raise FileProblem("binary file (NUL bytes)")
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise FileProblem(f"not UTF-8 (byte {exc.start}); re-save it as UTF-8") from exc
-    return data, text.removeprefix("\ufeff")
 
 
 class _Writer:
@@ -172,22 +152,40 @@ class _Writer:
     def flush(self) -> None:
         if not self.pending:
             return
-        vectors = self._vectors([u for p in self.pending for u in p.units])
-        writes = [
-            FileWrite(
-                stamp=p.stamp,
-                units=p.units,
-                vectors=None if vectors is None else _stack(p.units, vectors, self.identity),
-            )
-            for p in self.pending
-        ]
+        context = [u for p in self.pending if p.cut is not None for u in p.cut.context]
+        vectors = self._vectors([u for p in self.pending for u in p.units] + context)
+        writes = [self._write(p, vectors) for p in self.pending if p.cut is None]
         self.report.units_written += self.store.write_files(writes, identity=self.identity)
+        for parsed in self.pending:
+            if parsed.cut is not None:
+                self._write_tail(parsed, parsed.cut, vectors)
         for parsed in self.pending:
             if parsed.is_new:
                 self.report.added += 1
             else:
                 self.report.changed += 1
         self.pending = []
+
+    def _write(
+        self, parsed: _Parsed, vectors: dict[str, npt.NDArray[np.float32]] | None
+    ) -> FileWrite:
+        stacked = None if vectors is None else _stack(parsed.units, vectors, self.identity)
+        return FileWrite(stamp=parsed.stamp, units=parsed.units, vectors=stacked)
+
+    def _write_tail(
+        self, parsed: _Parsed, cut: FileCut, vectors: dict[str, npt.NDArray[np.float32]] | None
+    ) -> None:
+        """Write the end of a file over its rows; if another process wrote the file since
+        (its rows are not of ``cut.base``), write the whole file."""
+        assert isinstance(self.store, TailWriter)
+        assert cut.base is not None
+        tail = FileTail(cut.base, cut.chunks_from, cut.blocks_from)
+        if self.store.write_tail(self._write(parsed, vectors), tail, identity=self.identity):
+            self.report.units_written += len(parsed.units)
+            return
+        whole = replace(parsed, units=cut.units, cut=None)
+        write = self._write(whole, self._vectors(cut.units))
+        self.report.units_written += self.store.write_files([write], identity=self.identity)
 
     def _vectors(self, units: list[Unit]) -> dict[str, npt.NDArray[np.float32]] | None:
         """Vectors by unit hash: blocks embedded (cache misses), chunks from their blocks'."""
@@ -430,7 +428,7 @@ def _sync_candidates(
         try:
             if stat.st_size > opts.max_file_bytes:
                 raise FileProblem(f"larger than the {opts.max_file_bytes}-byte limit")
-            data, text = read_markdown(file, opts.max_file_bytes)
+            data, text = read_markdown(file.abs_path, opts.max_file_bytes)
         except FileProblem as problem:
             report.skipped.append((file.path, str(problem)))
             stale.extend([key] if old is not None else [])
@@ -447,8 +445,12 @@ def _sync_candidates(
             moves.append((origin, stamp))
             texts[origin] = text
         else:
-            units = units_of(file.source, file.path, text, opts.chunking)
-            writer.add(_Parsed(stamp, units, is_new=old is None))
+            cut = cut_file(file.source, file.path, text, stamp.sha256, opts.chunking)
+            tail = old is not None and cut.base == old.sha256 and isinstance(store, TailWriter)
+            if tail:  # lines added to the file as the index holds it: write its end
+                writer.add(_Parsed(stamp, cut.tail, is_new=False, cut=cut))
+            else:
+                writer.add(_Parsed(stamp, cut.units, is_new=old is None))
     store.update_stamps(restamps)
     lost = set(store.move_files(moves))
     report.renamed += len(moves) - len(lost)

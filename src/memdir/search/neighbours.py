@@ -6,11 +6,16 @@ list item often only makes sense with the ones before it. Search widens its pool
 with the blocks up to ``NEIGHBOUR_REACH`` away from its best blocks, so a block
 that matched nothing on its own can still be reached through the blocks near it.
 
-The store writes the blocks of one file in order, so the neighbours of block
-``id`` are usually ``id - 1``, ``id + 1`` and so on. That is only a guess about
-the store: every guess is checked (same file, a chain of blocks each at most
-``MAX_GAP`` lines after the previous one) and the walk stops where a check fails,
-so a store that numbers units differently simply yields fewer neighbours.
+The store names the blocks around a block by their lines in its file
+(``IndexReader.blocks_around``): unit ids follow the order units were written
+in, which is line order only for a file written in one go (a note written append
+by append gets a block, then the chunk rewritten after it, ...), and guessing
+neighbours as ``id - 1``, ``id + 1`` left a note indexed write by write with
+fewer neighbours than the same note rebuilt. The ids next to a candidate's are
+still fetched with the candidates (``neighbour_guesses``): in a file written in
+one go they are its neighbours, fetched in the same round trip. Every step is
+checked (same file, a chain of blocks each at most ``MAX_GAP`` lines after the
+previous one) and the walk stops where a check fails.
 """
 
 from __future__ import annotations
@@ -18,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from memdir.store.contracts import IndexReader, Unit
+from memdir.store.contracts import Around, IndexReader, Unit
 
 MAX_GAP = 2
 """Most lines from the end of one block to the start of the next (one blank line
@@ -63,27 +68,37 @@ def find_neighbours(
     Guesses already in ``units`` (see ``neighbour_guesses``) are not fetched again.
     """
     blocks = [i for i in seeds if i in units and units[i].kind == "block"]
-    wanted = neighbour_guesses(blocks, reach) - units.keys()
+    around = store.blocks_around(blocks, reach) if blocks else {}
+    wanted = {i for near in around.values() for side in near for i in side} - units.keys()
     if wanted:
         units.update(store.get_units(wanted))
-    return {i: adjacency_of(i, units, reach) for i in blocks}
+    return {i: adjacency_of(i, units, reach, around.get(i, ((), ()))) for i in blocks}
 
 
 def adjacency_of(
-    unit_id: int, units: Mapping[int, Unit], reach: int = NEIGHBOUR_REACH
+    unit_id: int,
+    units: Mapping[int, Unit],
+    reach: int = NEIGHBOUR_REACH,
+    around: Around | None = None,
 ) -> Adjacency:
-    """Walk up to ``reach`` blocks each way while every step is a verified neighbour."""
+    """Walk up to ``reach`` blocks each way while every step is a verified neighbour:
+    the blocks ``around`` names (``IndexReader.blocks_around``), or else the next ids."""
+    before, after = around or (
+        tuple(unit_id - d for d in range(1, reach + 1)),
+        tuple(unit_id + d for d in range(1, reach + 1)),
+    )
     return Adjacency(
-        before=_walk(unit_id, units, reach, -1),
-        after=_walk(unit_id, units, reach, +1),
+        before=_walk(unit_id, units, before[:reach], -1),
+        after=_walk(unit_id, units, after[:reach], +1),
     )
 
 
-def _walk(unit_id: int, units: Mapping[int, Unit], reach: int, step: int) -> tuple[int, ...]:
+def _walk(
+    unit_id: int, units: Mapping[int, Unit], others: tuple[int, ...], step: int
+) -> tuple[int, ...]:
     found: list[int] = []
     current = units[unit_id]
-    for distance in range(1, reach + 1):
-        other_id = unit_id + step * distance
+    for other_id in others:
         other = units.get(other_id)
         if other is None:
             break

@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Literal, Protocol
+from typing import Literal, Protocol, runtime_checkable
 
 import numpy as np
 import numpy.typing as npt
@@ -98,6 +98,10 @@ class KeywordQuery:
         return any(term.strip() for term in self.terms)
 
 
+Around = tuple[tuple[int, ...], tuple[int, ...]]
+"""The blocks before and after a block, by id, nearest first (``IndexReader.blocks_around``)."""
+
+
 @dataclass(frozen=True)
 class IndexStats:
     files: int
@@ -139,6 +143,30 @@ class FileWrite:
     vectors: Vector | None = None
 
 
+@dataclass(frozen=True)
+class FileTail:
+    """What a ``FileWrite`` of the end of a file replaces (lines were added at its end):
+    the file's chunks from line ``chunks_from`` on and its blocks from line ``blocks_from``
+    on; the units before stay as they are. Only over the units of the text hashed
+    ``base_sha256`` (the file as the index holds it): else the whole file is written."""
+
+    base_sha256: str
+    chunks_from: int
+    blocks_from: int
+
+
+@runtime_checkable
+class TailWriter(Protocol):
+    """An index that rewrites just the end of a file (``FileTail``)."""
+
+    def write_tail(
+        self, item: FileWrite, tail: FileTail, identity: EmbedderIdentity | None = None
+    ) -> bool:
+        """Write ``item`` (the units from the tail's lines on) over the file's rows when
+        the file is indexed as ``tail.base_sha256``; False (nothing written) if not."""
+        ...
+
+
 class IndexReader(Protocol):
     """What ``search/`` reads from an index."""
 
@@ -166,6 +194,11 @@ class IndexReader(Protocol):
 
     def get_units(self, ids: Iterable[int]) -> dict[int, Unit]:
         """Fetch units by id (missing ids are absent from the result)."""
+        ...
+
+    def blocks_around(self, ids: Sequence[int], reach: int) -> dict[int, Around]:
+        """For each block of ``ids``: the ids of up to ``reach`` blocks of its file before it
+        and after it, by line, nearest first (none for a unit that is not a block)."""
         ...
 
     def get_vectors(self, ids: Iterable[int]) -> dict[int, Vector]:

@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import numpy.typing as npt
 
-from memdir.store.contracts import ScoredId, Unit, UnitKind
+from memdir.store.contracts import EmbedderIdentity, IndexStats, ScoredId, Unit, UnitKind
+from memdir.store.postgres import schema as ddl
 
 if TYPE_CHECKING:
     import psycopg
@@ -146,4 +147,50 @@ def _unit(row: Sequence[Any]) -> Unit:
         heading_path=tuple(str(heading).split("\n")) if heading else (),
         sha256=str(sha),
         file_mtime=float(mtime),
+    )
+
+
+_AROUND = (
+    "SELECT s.id, n.id FROM units s CROSS JOIN LATERAL ("
+    "SELECT m.id, m.start_line FROM units m WHERE m.file_id = s.file_id AND m.kind = 'block' "
+    "AND m.start_line {op} s.start_line ORDER BY m.start_line {order} LIMIT %s) n "
+    "WHERE s.kind = 'block' AND s.id = ANY(%s) ORDER BY s.id, n.start_line {order}"
+)
+
+
+def blocks_around(
+    conn: psycopg.Connection[Any], ids: Sequence[int], reach: int
+) -> dict[int, tuple[tuple[int, ...], tuple[int, ...]]]:
+    """``IndexReader.blocks_around``: the blocks of each one's file by line, nearest first."""
+    sides: list[dict[int, list[int]]] = []
+    for op, order in (("<", "DESC"), (">", "ASC")):
+        found: dict[int, list[int]] = {int(i): [] for i in ids}
+        for seed, other in conn.execute(_AROUND.format(op=op, order=order), (reach, list(ids))):
+            found[int(seed)].append(int(other))
+        sides.append(found)
+    return {int(i): (tuple(sides[0][int(i)]), tuple(sides[1][int(i)])) for i in ids}
+
+
+def index_stats(
+    conn: psycopg.Connection[Any], schema: str, location: str, vector_index: str
+) -> IndexStats:
+    """``PostgresStore.stats``: counts, identity and backend of the schema's index."""
+    has_vectors = ddl.has_relation(conn, schema, "unit_vectors")
+    hnsw = ddl.has_hnsw(conn, schema)
+    counts, meta = count_units(conn, has_vectors), read_meta(conn)
+    return IndexStats(
+        files=counts["files"],
+        chunks=counts["chunks"],
+        blocks=counts["blocks"],
+        vectors=counts["vectors"],
+        cached_embeddings=counts["cache"],
+        identity=EmbedderIdentity.from_meta(meta),
+        vector_backend="pgvector-hnsw" if hnsw else "pgvector-exact",
+        db_path=location,
+        extra={
+            "tokenizer": meta.get("tokenizer", "porter"),
+            "driver": "psycopg",
+            "schema": schema,
+            "vector_index": vector_index,
+        },
     )

@@ -136,6 +136,8 @@ MIGRATIONS: list[tuple[str, list[str]]] = [
     ("m001_initial", _M001),
     ("m002_reindex_units", _M002),
     ("m003_bm25_terms", _M003),
+    # Search finds the blocks around a block by line (``PostgresStore.blocks_around``).
+    ("m004_blocks_by_line", ["CREATE INDEX units_by_line ON units (file_id, kind, start_line)"]),
 ]
 
 

@@ -24,6 +24,7 @@ import numpy.typing as npt
 
 from memdir.errors import IndexMismatchError, InvalidInputError, StoreError
 from memdir.store.contracts import (
+    Around,
     EmbedderIdentity,
     FileKey,
     FileStamp,
@@ -353,6 +354,10 @@ class PostgresStore:
         wanted = list(dict.fromkeys(ids))
         return self._read(lambda c: reads.get_units(c, wanted)) if wanted else {}
 
+    def blocks_around(self, ids: Sequence[int], reach: int) -> dict[int, Around]:
+        wanted = list(dict.fromkeys(ids))
+        return self._read(lambda c: reads.blocks_around(c, wanted, reach)) if wanted else {}
+
     def get_vectors(self, ids: Iterable[int]) -> dict[int, npt.NDArray[np.float32]]:
         wanted = list(dict.fromkeys(ids))
         if not wanted or self._vector_identity() is None:
@@ -476,25 +481,6 @@ class PostgresStore:
         self._write(clear, exclusive=True)
 
     def stats(self) -> IndexStats:
-        def gather(conn: psycopg.Connection[Any]) -> tuple[dict[str, int], dict[str, str], bool]:
-            has_vectors = ddl.has_relation(conn, self.schema, "unit_vectors")
-            hnsw = ddl.has_hnsw(conn, self.schema)
-            return reads.count_units(conn, has_vectors), reads.read_meta(conn), hnsw
-
-        counts, meta, hnsw = self._read(gather)
-        return IndexStats(
-            files=counts["files"],
-            chunks=counts["chunks"],
-            blocks=counts["blocks"],
-            vectors=counts["vectors"],
-            cached_embeddings=counts["cache"],
-            identity=EmbedderIdentity.from_meta(meta),
-            vector_backend="pgvector-hnsw" if hnsw else "pgvector-exact",
-            db_path=self.location,
-            extra={
-                "tokenizer": meta.get("tokenizer", "porter"),
-                "driver": "psycopg",
-                "schema": self.schema,
-                "vector_index": self.vector_index,
-            },
+        return self._read(
+            lambda c: reads.index_stats(c, self.schema, self.location, self.vector_index)
         )

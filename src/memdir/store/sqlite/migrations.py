@@ -205,6 +205,12 @@ def m006_terms_only(conn: sqlite3.Connection) -> None:
     conn.execute("DROP TABLE IF EXISTS units_fts")
 
 
+def m007_blocks_by_line(conn: sqlite3.Connection) -> None:
+    """Search finds the blocks around a block by their lines in its file
+    (``SqliteStore.blocks_around``): ids follow the order units were written in."""
+    conn.execute("CREATE INDEX IF NOT EXISTS units_by_line ON units (file_id, kind, start_line)")
+
+
 MIGRATIONS: list[Migration] = [
     Migration("m001_initial", m001_initial),
     Migration("m002_reindex_units", m002_reindex_units),
@@ -212,6 +218,7 @@ MIGRATIONS: list[Migration] = [
     Migration("m004_change_log", m004_change_log),
     Migration("m005_vectors_once", m005_vectors_once),
     Migration("m006_terms_only", m006_terms_only),
+    Migration("m007_blocks_by_line", m007_blocks_by_line),
 ]
 
 

@@ -126,3 +126,34 @@ def counts(conn: sqlite3.Connection) -> dict[str, int]:
         "vectors": "SELECT count(*) FROM units WHERE vector_id IS NOT NULL",
     }
     return {k: int(conn.execute(q).fetchone()[0]) for k, q in sql.items()}
+
+
+_AROUND = (
+    "SELECT s.id, n.id, n.start_line FROM units s JOIN units n ON n.id IN ("
+    "SELECT m.id FROM units m WHERE m.file_id = s.file_id AND m.kind = 'block' "
+    "AND m.start_line {op} s.start_line ORDER BY m.start_line {order} LIMIT ?) "
+    "WHERE s.kind = 'block' AND s.id IN ({marks})"
+)
+
+
+def blocks_around(
+    conn: sqlite3.Connection, ids: Sequence[int], reach: int
+) -> dict[int, tuple[tuple[int, ...], tuple[int, ...]]]:
+    """``IndexReader.blocks_around``: two lookups of the ``units_by_line`` index a block."""
+    out: dict[int, tuple[tuple[int, ...], tuple[int, ...]]] = {}
+    for start in range(0, len(ids), BATCH):
+        batch = list(ids[start : start + BATCH])
+        sides = []
+        for op, order in (("<", "DESC"), (">", "ASC")):
+            sql = _AROUND.format(op=op, order=order, marks=marks(len(batch)))
+            found: dict[int, list[tuple[int, int]]] = {i: [] for i in batch}
+            for seed, other, line in conn.execute(sql, [reach, *batch]):
+                found[seed].append((line, other))
+            sides.append(found)
+        before, after = sides
+        for seed in batch:
+            out[seed] = (
+                tuple(i for _, i in sorted(before[seed], reverse=True)),
+                tuple(i for _, i in sorted(after[seed])),
+            )
+    return out

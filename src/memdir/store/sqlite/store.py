@@ -29,9 +29,11 @@ import numpy as np
 
 from memdir.errors import IndexMismatchError, InvalidInputError, StoreError
 from memdir.store.contracts import (
+    Around,
     EmbedderIdentity,
     FileKey,
     FileStamp,
+    FileTail,
     FileWrite,
     IndexStats,
     KeywordQuery,
@@ -282,6 +284,12 @@ class SqliteStore:
         wanted = list(dict.fromkeys(ids))
         return self._side_read("rows", lambda c: rows.fetch_units(c, wanted))
 
+    def blocks_around(self, ids: Sequence[int], reach: int) -> dict[int, Around]:
+        wanted = list(dict.fromkeys(ids))
+        if not wanted or reach < 1:
+            return {}
+        return self._side_read("rows", lambda c: rows.blocks_around(c, wanted, reach))
+
     def get_vectors(self, ids: Iterable[int]) -> dict[int, Vector]:
         wanted = list(dict.fromkeys(ids))
         if not wanted or self.identity is None:
@@ -320,6 +328,26 @@ class SqliteStore:
             known = EmbedderIdentity.from_meta(rows.read_meta(conn))
             cache = identity is not None
             return sum(writes.write_file(conn, item, known, cache, tokens) for item in items)
+
+        return self._write(write)
+
+    def write_tail(
+        self, item: FileWrite, tail: FileTail, identity: EmbedderIdentity | None = None
+    ) -> bool:
+        """Write the end of a file (``FileTail``): only its rows from the tail's lines on
+        are read and rewritten, in one transaction; False when the file is no longer
+        indexed as ``tail.base_sha256`` (another process wrote it): nothing is written."""
+        recorded = self.identity
+        if item.vectors is not None and recorded is None:
+            raise StoreError("vectors given but no embedder identity is bound; call bind_identity")
+        if identity is not None and recorded is not None:
+            check_index_identity(str(self.path), recorded, identity)
+
+        def write(conn: sqlite3.Connection) -> bool:
+            tokens = Tokens(rows.tokenizer_of(conn))
+            known = EmbedderIdentity.from_meta(rows.read_meta(conn))
+            cache = identity is not None
+            return writes.write_tail(conn, item, tail, known, cache, tokens) is not None
 
         return self._write(write)
 

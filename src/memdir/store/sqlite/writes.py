@@ -12,10 +12,19 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
-from memdir.store.contracts import EmbedderIdentity, FileKey, FileStamp, FileWrite, Unit, Vector
+from memdir.store.contracts import (
+    EmbedderIdentity,
+    FileKey,
+    FileStamp,
+    FileTail,
+    FileWrite,
+    Unit,
+    Vector,
+)
 from memdir.store.identity import check_index_identity
 from memdir.store.sqlite.changelog import record_changes, reset_log
 from memdir.store.sqlite.keywords.terms import Tokens, read_terms, write_terms
@@ -47,13 +56,59 @@ def write_file(
         "mtime_ns = excluded.mtime_ns RETURNING id",
         (stamp.source, stamp.path, stamp.sha256, stamp.size, stamp.mtime, stamp.mtime_ns),
     ).fetchone()[0]
+    rows = conn.execute(f"{_UNIT_ROWS} WHERE file_id = ? ORDER BY id", (file_id,)).fetchall()
+    return _bring_units(conn, item, identity, cache, tokens, file_id, rows)
+
+
+_UNIT_ROWS = (
+    "SELECT id, kind, start_line, end_line, text, heading_path, sha256, vector_id FROM units"
+)
+
+
+def write_tail(
+    conn: sqlite3.Connection,
+    item: FileWrite,
+    tail: FileTail,
+    identity: EmbedderIdentity | None,
+    cache: bool,
+    tokens: Tokens,
+) -> int | None:
+    """``write_file`` of the end of a file (``FileTail``): only the rows of the chunks and
+    blocks from the tail's lines on are read and brought to ``item.units``; None (nothing
+    written) when the file is not indexed as ``tail.base_sha256``."""
+    stamp = item.stamp
+    row = conn.execute(
+        "SELECT id, sha256 FROM files WHERE source = ? AND path = ?", (stamp.source, stamp.path)
+    ).fetchone()
+    if row is None or row[1] != tail.base_sha256:
+        return None
+    file_id = row[0]
+    conn.execute(
+        "UPDATE files SET sha256 = ?, size = ?, mtime = ?, mtime_ns = ? WHERE id = ?",
+        (stamp.sha256, stamp.size, stamp.mtime, stamp.mtime_ns, file_id),
+    )
+    rows = conn.execute(
+        f"{_UNIT_ROWS} WHERE file_id = ? AND ((kind = 'chunk' AND start_line >= ?) "
+        "OR (kind = 'block' AND start_line >= ?)) ORDER BY id",
+        (file_id, tail.chunks_from, tail.blocks_from),
+    ).fetchall()
+    return _bring_units(conn, item, identity, cache, tokens, file_id, rows)
+
+
+def _bring_units(
+    conn: sqlite3.Connection,
+    item: FileWrite,
+    identity: EmbedderIdentity | None,
+    cache: bool,
+    tokens: Tokens,
+    file_id: int,
+    rows: list[Any],
+) -> int:
+    """Bring the unit ``rows`` of a file to ``item.units``: rows of the same unit stay
+    (their ids, vectors and terms), the others go, new units come."""
+    stamp = item.stamp
     before = next(iter(read_terms(conn, [file_id])), None)
     old: dict[UnitKey, list[tuple[int, int | None]]] = {}
-    rows = conn.execute(
-        "SELECT id, kind, start_line, end_line, text, heading_path, sha256, vector_id "
-        "FROM units WHERE file_id = ? ORDER BY id",
-        (file_id,),
-    ).fetchall()
     for uid, *key, vector_id in rows:
         old.setdefault(_key(*key), []).append((uid, vector_id))
     for n, unit in enumerate(item.units):

@@ -7,6 +7,8 @@ same place keeps this home's text in place, and the other side's whole text is k
 beside it as ``<name>.conflict-<version>.md``: a reviewable conflict, searchable, never
 silently lost. The merge is a version (tool ``sync``) that names those copies. When the
 remote moved while we merged, the push is refused and the round runs again.
+A remote holding anything but workspace files is refused before the merge
+(``history.remote_tree``).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from pathlib import Path, PurePosixPath
 
 from memdir.errors import InvalidInputError, StoreError
 from memdir.history.attribution import Attribution
+from memdir.history.remote_tree import check_fetched_tree
 from memdir.history.repo import HomeHistory
 
 REMOTE = "memdir-sync"
@@ -51,6 +54,7 @@ def sync_remote(history: HomeHistory, url: str) -> SyncResult:
         for _ in range(ATTEMPTS):
             history.git("fetch", "-q", REMOTE, f"+refs/heads/{BRANCH}:{TRACKING}", check=False)
             if _exists(history, TRACKING):
+                check_fetched_tree(history, TRACKING, url)
                 conflicts += _merge(history)
             pushed = history.run("push", "-q", REMOTE, f"HEAD:refs/heads/{BRANCH}")
             if pushed.returncode == 0:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from memdir.config import Settings
-from memdir.errors import NotFoundError
+from memdir.errors import InvalidInputError, NotFoundError
 from memdir.history import Version, WorkspaceHistory, attributed, current
 from memdir.history.repo import HELD
 from memdir.history.sync import SyncResult
@@ -88,7 +88,20 @@ def restore(
             if (writes.workspace.root / own).exists():
                 writes.delete_file(own)
             return own
-        return writes.write_file(own, content.decode("utf-8"))
+        return writes.write_file(own, _text_of(content, full, own))
+
+
+def _text_of(content: bytes, version: str, path: str) -> str:
+    """A version's bytes as text; one that is not UTF-8 (written outside memdir) is refused
+    before anything is written."""
+    try:
+        return content.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InvalidInputError(
+            f"version {version[:12]} of {path!r} is not UTF-8 text (byte {exc.start}), which "
+            f"memdir cannot write back; nothing was changed; restore another version of "
+            f"{path!r} (its history lists them)"
+        ) from exc
 
 
 def undo(history: WorkspaceHistory, writes: WritePath, path: str, reason: str | None) -> str:

@@ -69,6 +69,8 @@ def home_files(home: Path) -> dict[str, bytes]:
              "'workspace/memory/passwd.md' (a symlink)", "'agents/bob'"],
         ),
         ({".gitattributes": "* merge=union\n"}, {}, ["'.gitattributes' (changed"]),
+        ({"workspace/USER.md/x.md": "# a folder where a file is\n"}, {},
+         ["'workspace/USER.md' (a file here, a folder there)"]),
     ],
 )  # fmt: skip
 def test_a_remote_holding_more_than_workspaces_is_refused_before_anything_changes(
@@ -89,7 +91,7 @@ def test_a_remote_holding_more_than_workspaces_is_refused_before_anything_change
     for name in named:
         assert name in result.stderr, result.stderr
     assert "Nothing here changed" in result.stderr
-    assert "remove those paths from its branch 'memdir'" in result.stderr
+    assert "remove or rename those paths on its branch 'memdir'" in result.stderr
     assert "Traceback" not in result.output
     assert home_files(home) == before
     assert not (home / "config.toml").exists()

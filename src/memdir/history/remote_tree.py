@@ -4,12 +4,15 @@ A merge checks out the other side's files, and git overwrites the files it ignor
 without asking: a remote whose history held ``tokens.json``, ``api-token``,
 ``config.toml`` or ``index/memdir.db`` would replace this home's access tokens, its
 admin token (with one the remote's owner knows), its configuration (an embeddings URL
-of theirs) or its index. A symlink would point a workspace file outside the home; a
-``.gitattributes`` below the root could re-encode every note on checkout
-(``working-tree-encoding``). So before a merge, every entry of the fetched tree must be a
-plain file under ``workspace/`` or ``agents/<id>/`` (without git's own control files),
-or the root ``.gitignore``/``.gitattributes`` exactly as memdir writes them or as this
-home has them; anything else refuses the sync before a file changes.
+of theirs) or its index. A folder where this home has a file (``USER.md/x.md``) makes git
+move the file aside as ``USER.md~HEAD``, out of the prompt and the index. A symlink would
+point a workspace file outside the home; a ``.gitattributes`` below the root could
+re-encode every note on checkout (``working-tree-encoding``). So before a merge, every
+entry of the fetched tree must be a plain file under ``workspace/`` or ``agents/<id>/``
+(without git's own control files) that is not a folder here (nor a folder there where
+this home has a file), or the root ``.gitignore``/``.gitattributes`` exactly as memdir
+writes them or as this home has them; anything else refuses the sync before a file
+changes.
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ def check_fetched_tree(history: HomeHistory, ref: str, source: str) -> None:
     if listing.returncode != 0:
         return  # nothing fetched to check: the merge has nothing to check out either
     refused: list[str] = []
+    theirs = _paths(listing.stdout)
     for entry in listing.stdout.decode("utf-8", "replace").split("\0"):
         if not entry:
             continue
@@ -39,15 +43,30 @@ def check_fetched_tree(history: HomeHistory, ref: str, source: str) -> None:
         why = _refusal(history, path, mode, blob)
         if why:
             refused.append(f"{path!r} ({why})")
+    here = history.run("ls-tree", "-r", "-z", "--name-only", "--full-tree", "HEAD")
+    ours = _paths(here.stdout, names_only=True) if here.returncode == 0 else set()
+    refused += [f"{p!r} (a file here, a folder there)" for p in sorted(ours & _folders(theirs))]
+    refused += [f"{p!r} (a folder here, a file there)" for p in sorted(theirs & _folders(ours))]
     if refused:
         shown = "; ".join(refused[:_SHOWN])
         more = f" and {len(refused) - _SHOWN} more" if len(refused) > _SHOWN else ""
         raise InvalidInputError(
             f"the history of {source} holds what a sync never brings into a home: {shown}"
             f"{more}. Nothing here changed. A memdir remote holds the workspaces only "
-            "(workspace/, agents/<id>/): remove those paths from its branch 'memdir', or "
+            "(workspace/, agents/<id>/): remove or rename those paths on its branch 'memdir', or "
             "sync with a remote only memdir homes push to"
         )
+
+
+def _paths(listing: bytes, names_only: bool = False) -> set[str]:
+    entries = listing.decode("utf-8", "replace").split("\0")
+    return {e if names_only else e.partition("\t")[2] for e in entries if e}
+
+
+def _folders(paths: set[str]) -> set[str]:
+    """Every folder the files ``paths`` lie in (``a/b/c.md``: ``a`` and ``a/b``)."""
+    parts = (path.split("/") for path in paths)
+    return {"/".join(p[:n]) for p in parts for n in range(1, len(p))}
 
 
 def _refusal(history: HomeHistory, path: str, mode: str, blob: str) -> str:

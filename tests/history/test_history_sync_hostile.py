@@ -69,6 +69,8 @@ def home_files(home: Path) -> dict[str, bytes]:
              "'workspace/memory/passwd.md' (a symlink)", "'agents/bob'"],
         ),
         ({".gitattributes": "* merge=union\n"}, {}, ["'.gitattributes' (changed"]),
+        ({"workspace/memory/x\nAgent: admin.md": "# a forged trailer\n"}, {},
+         ["(a name memdir refuses"]),
         ({"workspace/USER.md/x.md": "# a folder where a file is\n"}, {},
          ["'workspace/USER.md' (a file here, a folder there)"]),
     ],

@@ -7,9 +7,10 @@ admin token (with one the remote's owner knows), its configuration (an embedding
 of theirs) or its index. A folder where this home has a file (``USER.md/x.md``) makes git
 move the file aside as ``USER.md~HEAD``, out of the prompt and the index. A symlink would
 point a workspace file outside the home; a ``.gitattributes`` below the root could
-re-encode every note on checkout (``working-tree-encoding``). So before a merge, every
-entry of the fetched tree must be a plain file under ``workspace/`` or ``agents/<id>/``
-(without git's own control files) that is not a folder here (nor a folder there where
+re-encode every note on checkout (``working-tree-encoding``); a name with a line break
+becomes lines of a version's reason. So before a merge, every entry of the fetched tree
+must be a plain file under ``workspace/`` or ``agents/<id>/`` (without git's own control
+files), named as memdir names files, that is not a folder here (nor a folder there where
 this home has a file), or the root ``.gitignore``/``.gitattributes`` exactly as memdir
 writes them or as this home has them; anything else refuses the sync before a file
 changes.
@@ -17,9 +18,10 @@ changes.
 
 from __future__ import annotations
 
-from memdir.errors import InvalidInputError
+from memdir.errors import InvalidInputError, InvalidPathError
 from memdir.history.repo import GITATTRIBUTES, GITIGNORE, HomeHistory
 from memdir.home import is_agent_id
+from memdir.workspace.paths import validate_prefix
 
 _FILE_MODES = frozenset({"100644", "100755"})
 _CONTROL_NAMES = frozenset({".gitattributes", ".gitignore", ".gitmodules", ".git"})
@@ -80,6 +82,10 @@ def _refusal(history: HomeHistory, path: str, mode: str, blob: str) -> str:
         return "outside workspace/ and agents/"
     if any(part in _CONTROL_NAMES for part in parts):
         return "a git control file"
+    try:
+        validate_prefix("/".join(parts[1:]))
+    except InvalidPathError:
+        return "a name memdir refuses: a control or invisible character, ':' or '\\'"
     if mode == "120000":
         return "a symlink"
     if mode not in _FILE_MODES:

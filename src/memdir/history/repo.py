@@ -175,6 +175,7 @@ class HomeHistory:
             return False
         with self.locked():
             self.start()
+            self._settle()
             self.git("add", "-A", "--ignore-errors", "--", *wanted, check=False)
             return self._commit(attribution, _subject(attribution, wanted))
 
@@ -195,6 +196,7 @@ class HomeHistory:
         subject = _subject(attribution, paths)
         with self.locked():
             self.start()
+            self._settle()
             staged = False
             for path in paths:
                 content = contents[path]
@@ -233,12 +235,24 @@ class HomeHistory:
         """Commit what changed in the workspaces without memdir (an editor, a git pull)."""
         with self.locked():
             self.start()
+            self._settle()
             roots = [name for name in ("workspace", "agents") if (self.root / name).exists()]
             if not roots:
                 return False
             self.git("add", "-A", "--", *roots)
             reason = "changed outside memdir (an editor, a copy, a git pull)"
             return self._commit(Attribution(tool="outside", reason=reason), "outside: " + reason)
+
+    def _settle(self) -> None:
+        """Finish a sync's merge that a kill interrupted, before anything else is recorded
+        (``history.sync.finish_interrupted_merge``); under the lock."""
+        if (self.root / ".git" / "MERGE_HEAD").exists():
+            from memdir.history.sync import finish_interrupted_merge
+
+            kept = finish_interrupted_merge(self)
+            log.warning(
+                "finished the merge of an interrupted sync in %s (kept %s)", self.root, kept
+            )
 
     def _commit(self, attribution: Attribution, subject: str) -> bool:
         if self.run("diff", "--cached", "--quiet").returncode == 0:

@@ -86,11 +86,31 @@ def _merge(history: HomeHistory) -> list[str]:
     )  # fmt: skip
     if merged.returncode == 0:
         return []
-    unmerged = history.git("diff", "--name-only", "--diff-filter=U").split("\n")
-    conflicted = [p for p in unmerged if p]
-    if not conflicted:
+    if not _conflicted(history):
         history.git("merge", "--abort", check=False)
         raise StoreError(f"merging the remote failed: {merged.stderr.decode(errors='replace')}")
+    return _keep_both(history, theirs)
+
+
+def _conflicted(history: HomeHistory) -> list[str]:
+    unmerged = history.git("diff", "--name-only", "--diff-filter=U").split("\n")
+    return [p for p in unmerged if p]
+
+
+def finish_interrupted_merge(history: HomeHistory) -> list[str]:
+    """Finish the merge of a sync that was killed before it committed (``MERGE_HEAD`` is
+    left, files hold git's conflict markers) as the sync would have: this home's text in
+    place, the other side's beside it. Else the next version would record the markers.
+    Run under the history lock; the conflict copies it kept."""
+    found = history.run("rev-parse", "-q", "--verify", "--short=12", "MERGE_HEAD")
+    if found.returncode != 0:
+        return []
+    return _keep_both(history, found.stdout.decode().strip())
+
+
+def _keep_both(history: HomeHistory, theirs: str) -> list[str]:
+    """Resolve the merge in progress: ours in place, theirs beside as a conflict copy."""
+    conflicted = _conflicted(history)
     copies = []
     for path in conflicted:
         ours = _stage(history, 2, path)
@@ -106,7 +126,11 @@ def _merge(history: HomeHistory) -> list[str]:
                 history.git("add", "--", copy)
                 copies.append(copy)
         history.git("add", "--", path)
-    reason = "the other side's text of " + ", ".join(conflicted) + " kept as " + ", ".join(copies)
+    reason = (
+        "the other side's text of " + ", ".join(conflicted) + " kept as " + ", ".join(copies)
+        if conflicted
+        else "the merge of an interrupted sync, finished"
+    )
     who = Attribution(tool="sync", reason=reason)
     history.git(
         "commit", "-q", "--no-verify", "-m",

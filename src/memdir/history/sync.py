@@ -146,5 +146,9 @@ def _stage(history: HomeHistory, stage: int, path: str) -> bytes | None:
 
 
 def _copy_path(path: str, version: str) -> str:
+    """``<stem>.conflict-<version>.md`` beside ``path``, the stem cut (UTF-8-safe) so the
+    name stays within 255 bytes, the limit of memdir and of the file systems."""
     pure = PurePosixPath(path)
-    return str(pure.with_name(f"{pure.stem}.conflict-{version[:8]}{pure.suffix}"))
+    tail = f".conflict-{version[:8]}{pure.suffix}"
+    stem = pure.stem.encode("utf-8")[: 255 - len(tail.encode("utf-8"))].decode("utf-8", "ignore")
+    return str(pure.with_name(stem + tail))

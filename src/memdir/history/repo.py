@@ -34,6 +34,7 @@ from pathlib import Path
 
 from memdir.errors import DependencyError, InvalidInputError, NotFoundError, StoreError
 from memdir.history.attribution import Attribution
+from memdir.history.conflicts import finish_interrupted_merge
 from memdir.workspace.locking import lock_file
 
 log = logging.getLogger(__name__)
@@ -245,10 +246,8 @@ class HomeHistory:
 
     def _settle(self) -> None:
         """Finish a sync's merge that a kill interrupted, before anything else is recorded
-        (``history.sync.finish_interrupted_merge``); under the lock."""
+        (``history.conflicts.finish_interrupted_merge``); under the lock."""
         if (self.root / ".git" / "MERGE_HEAD").exists():
-            from memdir.history.sync import finish_interrupted_merge
-
             kept = finish_interrupted_merge(self)
             log.warning(
                 "finished the merge of an interrupted sync in %s (kept %s)", self.root, kept

@@ -14,10 +14,10 @@ A remote holding anything but workspace files is refused before the merge
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 
 from memdir.errors import InvalidInputError, StoreError
-from memdir.history.attribution import Attribution
+from memdir.history.conflicts import conflicted, keep_both
 from memdir.history.remote_tree import check_fetched_tree
 from memdir.history.repo import HomeHistory
 
@@ -86,69 +86,7 @@ def _merge(history: HomeHistory) -> list[str]:
     )  # fmt: skip
     if merged.returncode == 0:
         return []
-    if not _conflicted(history):
+    if not conflicted(history):
         history.git("merge", "--abort", check=False)
         raise StoreError(f"merging the remote failed: {merged.stderr.decode(errors='replace')}")
-    return _keep_both(history, theirs)
-
-
-def _conflicted(history: HomeHistory) -> list[str]:
-    unmerged = history.git("diff", "--name-only", "--diff-filter=U").split("\n")
-    return [p for p in unmerged if p]
-
-
-def finish_interrupted_merge(history: HomeHistory) -> list[str]:
-    """Finish the merge of a sync that was killed before it committed (``MERGE_HEAD`` is
-    left, files hold git's conflict markers) as the sync would have: this home's text in
-    place, the other side's beside it. Else the next version would record the markers.
-    Run under the history lock; the conflict copies it kept."""
-    found = history.run("rev-parse", "-q", "--verify", "--short=12", "MERGE_HEAD")
-    if found.returncode != 0:
-        return []
-    return _keep_both(history, found.stdout.decode().strip())
-
-
-def _keep_both(history: HomeHistory, theirs: str) -> list[str]:
-    """Resolve the merge in progress: ours in place, theirs beside as a conflict copy."""
-    conflicted = _conflicted(history)
-    copies = []
-    for path in conflicted:
-        ours = _stage(history, 2, path)
-        other = _stage(history, 3, path)
-        target = history.root / path
-        if ours is None:  # deleted here, changed there: keep their text in place
-            target.write_bytes(other or b"")
-        else:
-            target.write_bytes(ours)
-            if other is not None:
-                copy = _copy_path(path, theirs)
-                (history.root / copy).write_bytes(other)
-                history.git("add", "--", copy)
-                copies.append(copy)
-        history.git("add", "--", path)
-    reason = (
-        "the other side's text of " + ", ".join(conflicted) + " kept as " + ", ".join(copies)
-        if conflicted
-        else "the merge of an interrupted sync, finished"
-    )
-    who = Attribution(tool="sync", reason=reason)
-    history.git(
-        "commit", "-q", "--no-verify", "-m",
-        f"sync: merge {theirs} ({len(copies)} conflicts kept)\n\nTool: sync\nReason: {reason}",
-        author=who.agent,
-    )  # fmt: skip
-    return copies
-
-
-def _stage(history: HomeHistory, stage: int, path: str) -> bytes | None:
-    done = history.run("show", f":{stage}:{path}")
-    return done.stdout if done.returncode == 0 else None
-
-
-def _copy_path(path: str, version: str) -> str:
-    """``<stem>.conflict-<version>.md`` beside ``path``, the stem cut (UTF-8-safe) so the
-    name stays within 255 bytes, the limit of memdir and of the file systems."""
-    pure = PurePosixPath(path)
-    tail = f".conflict-{version[:8]}{pure.suffix}"
-    stem = pure.stem.encode("utf-8")[: 255 - len(tail.encode("utf-8"))].decode("utf-8", "ignore")
-    return str(pure.with_name(stem + tail))
+    return keep_both(history, theirs)

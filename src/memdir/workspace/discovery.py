@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import NamedTuple
@@ -101,10 +102,17 @@ def _walk(
             yield MemoryFile(child, path)
 
 
+_PLAIN = re.compile(r"[A-Za-z0-9_./ -]+")
+"""Most paths: nothing in them can disguise a name or forge a line, so they skip the full
+check (6 us a path: 60 ms a listing of 10,000 notes)."""
+
+
 def _usable(relative: str) -> bool:
     """Whether a file's path is one the tools accept: a name with a line break or a bidi
     override, made outside memdir, would forge lines of a listing or a citation that
     ``memory_get`` could not read back."""
+    if _PLAIN.fullmatch(relative):
+        return True
     try:
         validate_relative_path(relative)
     except InvalidPathError as exc:

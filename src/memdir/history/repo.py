@@ -34,6 +34,7 @@ from pathlib import Path
 
 from memdir.errors import DependencyError, InvalidInputError, NotFoundError, StoreError
 from memdir.history.attribution import Attribution
+from memdir.history.conflicts import finish_interrupted_merge
 from memdir.workspace.locking import lock_file
 
 log = logging.getLogger(__name__)
@@ -175,6 +176,7 @@ class HomeHistory:
             return False
         with self.locked():
             self.start()
+            self._settle()
             self.git("add", "-A", "--ignore-errors", "--", *wanted, check=False)
             return self._commit(attribution, _subject(attribution, wanted))
 
@@ -195,6 +197,7 @@ class HomeHistory:
         subject = _subject(attribution, paths)
         with self.locked():
             self.start()
+            self._settle()
             staged = False
             for path in paths:
                 content = contents[path]
@@ -236,6 +239,7 @@ class HomeHistory:
         began meanwhile; when it says one did, nothing is recorded (False)."""
         with self.locked():
             self.start()
+            self._settle()
             roots = [name for name in ("workspace", "agents") if (self.root / name).exists()]
             if not roots:
                 return False
@@ -245,6 +249,15 @@ class HomeHistory:
                 return False
             reason = "changed outside memdir (an editor, a copy, a git pull)"
             return self._commit(Attribution(tool="outside", reason=reason), "outside: " + reason)
+
+    def _settle(self) -> None:
+        """Finish a sync's merge that a kill interrupted, before anything else is recorded
+        (``history.conflicts.finish_interrupted_merge``); under the lock."""
+        if (self.root / ".git" / "MERGE_HEAD").exists():
+            kept = finish_interrupted_merge(self)
+            log.warning(
+                "finished the merge of an interrupted sync in %s (kept %s)", self.root, kept
+            )
 
     def _commit(self, attribution: Attribution, subject: str) -> bool:
         if self.run("diff", "--cached", "--quiet").returncode == 0:

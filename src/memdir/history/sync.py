@@ -7,15 +7,18 @@ same place keeps this home's text in place, and the other side's whole text is k
 beside it as ``<name>.conflict-<version>.md``: a reviewable conflict, searchable, never
 silently lost. The merge is a version (tool ``sync``) that names those copies. When the
 remote moved while we merged, the push is refused and the round runs again.
+A remote holding anything but workspace files is refused before the merge
+(``history.remote_tree``).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 
 from memdir.errors import InvalidInputError, StoreError
-from memdir.history.attribution import Attribution
+from memdir.history.conflicts import conflicted, keep_both
+from memdir.history.remote_tree import check_fetched_tree
 from memdir.history.repo import HomeHistory
 
 REMOTE = "memdir-sync"
@@ -51,6 +54,7 @@ def sync_remote(history: HomeHistory, url: str) -> SyncResult:
         for _ in range(ATTEMPTS):
             history.git("fetch", "-q", REMOTE, f"+refs/heads/{BRANCH}:{TRACKING}", check=False)
             if _exists(history, TRACKING):
+                check_fetched_tree(history, TRACKING, url)
                 conflicts += _merge(history)
             pushed = history.run("push", "-q", REMOTE, f"HEAD:refs/heads/{BRANCH}")
             if pushed.returncode == 0:
@@ -82,41 +86,7 @@ def _merge(history: HomeHistory) -> list[str]:
     )  # fmt: skip
     if merged.returncode == 0:
         return []
-    unmerged = history.git("diff", "--name-only", "--diff-filter=U").split("\n")
-    conflicted = [p for p in unmerged if p]
-    if not conflicted:
+    if not conflicted(history):
         history.git("merge", "--abort", check=False)
         raise StoreError(f"merging the remote failed: {merged.stderr.decode(errors='replace')}")
-    copies = []
-    for path in conflicted:
-        ours = _stage(history, 2, path)
-        other = _stage(history, 3, path)
-        target = history.root / path
-        if ours is None:  # deleted here, changed there: keep their text in place
-            target.write_bytes(other or b"")
-        else:
-            target.write_bytes(ours)
-            if other is not None:
-                copy = _copy_path(path, theirs)
-                (history.root / copy).write_bytes(other)
-                history.git("add", "--", copy)
-                copies.append(copy)
-        history.git("add", "--", path)
-    reason = "the other side's text of " + ", ".join(conflicted) + " kept as " + ", ".join(copies)
-    who = Attribution(tool="sync", reason=reason)
-    history.git(
-        "commit", "-q", "--no-verify", "-m",
-        f"sync: merge {theirs} ({len(copies)} conflicts kept)\n\nTool: sync\nReason: {reason}",
-        author=who.agent,
-    )  # fmt: skip
-    return copies
-
-
-def _stage(history: HomeHistory, stage: int, path: str) -> bytes | None:
-    done = history.run("show", f":{stage}:{path}")
-    return done.stdout if done.returncode == 0 else None
-
-
-def _copy_path(path: str, version: str) -> str:
-    pure = PurePosixPath(path)
-    return str(pure.with_name(f"{pure.stem}.conflict-{version[:8]}{pure.suffix}"))
+    return keep_both(history, theirs)

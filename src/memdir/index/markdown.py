@@ -17,7 +17,9 @@ BlockKind = Literal[
 ]
 
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
-_ATX = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
+# A heading is one line: a "line" holding a lone '\r' (old Mac line ends) is several lines
+# of text to a reader, so it is a paragraph, indexed as text, not a heading's title.
+_ATX = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+([^\r]*?))?(?:[ \t]+#+)?[ \t]*$")
 _RULE = re.compile(r"^ {0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*$")
 _SETEXT = re.compile(r"^ {0,3}(=+|-+)[ \t]*$")
 _LIST_ITEM = re.compile(r"^[ \t]*(?:[-*+]|\d{1,9}[.)])(?:[ \t]+|$)")
@@ -183,7 +185,7 @@ def _next_block(lines: list[str], index: int, headings: _Headings) -> Block:
         return Block("list_item", index, _text_end(lines, index), headings.path())
     end = _text_end(lines, index)
     underline = lines[end + 1] if end + 1 < len(lines) else ""
-    if end == index and _SETEXT.match(underline):
+    if end == index and _SETEXT.match(underline) and "\r" not in line:
         level = 1 if underline.strip().startswith("=") else 2
         return Block("heading", index, index + 1, headings.push(level, line.strip()))
     return Block("paragraph", index, end, headings.path())

@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from memdir.config import Settings
-from memdir.errors import NotFoundError
+from memdir.errors import InvalidInputError, InvalidPathError, NotFoundError
 from memdir.history import Version, WorkspaceHistory, attributed, current
 from memdir.history.repo import HELD
 from memdir.history.sync import SyncResult
@@ -20,6 +20,7 @@ from memdir.index import SyncReport
 from memdir.memory.paths import own_path
 from memdir.memory.writes import WritePath
 from memdir.workspace import Workspace
+from memdir.workspace.sources import parse_source_path
 
 
 def open_history(workspace: Workspace, settings: Settings) -> tuple[WorkspaceHistory, Trace]:
@@ -42,11 +43,11 @@ class HistoryMethods:
 
     def history_versions(self, path: str | None = None, limit: int = 20) -> list[Version]:
         """The versions of ``path`` (or of this workspace), newest first."""
-        return self.history.versions(own_path(path, self.source) if path else None, limit)
+        return self.history.versions(_own_history(path, self.source), limit)
 
     def history_diff(self, version: str, path: str | None = None) -> str:
         """The unified diff ``version`` made (to ``path``, or to this workspace)."""
-        return self.history.diff(version, own_path(path, self.source) if path else None)
+        return self.history.diff(version, _own_history(path, self.source))
 
     def restore(self, version: str, path: str, reason: str | None = None) -> str:
         """Put ``path`` back as it was at ``version``: itself a new version; its path."""
@@ -75,6 +76,21 @@ class HistoryMethods:
         return result
 
 
+def _own_history(path: str | None, source: str) -> str | None:
+    """The path whose history a session reads: one of its own workspace (the history of
+    another workspace is that workspace's to read)."""
+    if path is None:
+        return None
+    given = parse_source_path(path)
+    if given.source not in (None, source):
+        raise InvalidPathError(
+            f"{path!r} is in another workspace; a session sees the history of its own "
+            f"workspace only, so pass {given.path!r} (without the prefix) for this "
+            "workspace's file"
+        )
+    return given.path
+
+
 def restore(
     history: WorkspaceHistory, writes: WritePath, version: str, path: str, reason: str | None
 ) -> str:
@@ -88,7 +104,20 @@ def restore(
             if (writes.workspace.root / own).exists():
                 writes.delete_file(own)
             return own
-        return writes.write_file(own, content.decode("utf-8"))
+        return writes.write_file(own, _text_of(content, full, own))
+
+
+def _text_of(content: bytes, version: str, path: str) -> str:
+    """A version's bytes as text; one that is not UTF-8 (written outside memdir) is refused
+    before anything is written."""
+    try:
+        return content.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InvalidInputError(
+            f"version {version[:12]} of {path!r} is not UTF-8 text (byte {exc.start}), which "
+            f"memdir cannot write back; nothing was changed; restore another version of "
+            f"{path!r} (its history lists them)"
+        ) from exc
 
 
 def undo(history: WorkspaceHistory, writes: WritePath, path: str, reason: str | None) -> str:

@@ -91,10 +91,21 @@ def _write_all(fd: int, data: bytes) -> None:
         view = view[written:]
 
 
+_TEMP_EXTRA_BYTES = len(".." + "0" * 12 + ".tmp")
+_MAX_NAME_BYTES = 255  # a file name's limit on the common file systems
+
+
+def _temp_stem(name: str) -> str:
+    """``name`` cut so that ``.<name>.<12 hex>.tmp`` fits a file name: a name near the
+    limit (memdir accepts 255 bytes) would otherwise fail its own temp file."""
+    room = _MAX_NAME_BYTES - _TEMP_EXTRA_BYTES
+    return name.encode("utf-8")[:room].decode("utf-8", "ignore")
+
+
 def _write_temp(directory: Path, name: str, data: bytes) -> Path:
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
     while True:
-        temp = directory / f".{name}.{secrets.token_hex(6)}.tmp"
+        temp = directory / f".{_temp_stem(name)}.{secrets.token_hex(6)}.tmp"
         try:
             fd = os.open(temp, flags, _NEW_FILE_MODE)
         except FileExistsError:

@@ -8,6 +8,7 @@ from typing import Annotated
 import typer
 
 from memdir.interfaces.cli._app import JsonOption, make_app, print_json, state
+from memdir.interfaces.cli.terminal import for_terminal
 
 facts_app = make_app("Inspect structured facts.")
 
@@ -79,7 +80,7 @@ def recall(
     if as_json:
         print_json(facts)
     else:
-        typer.echo(render_recall(query, facts))
+        typer.echo(for_terminal(render_recall(query, facts)))
 
 
 def forget(
@@ -125,7 +126,7 @@ def facts_list(
     if not facts:
         typer.echo("no facts")
     for fact in facts:
-        typer.echo(render_fact(fact))
+        typer.echo(for_terminal(render_fact(fact)))
 
 
 FactIdArg = Annotated[str, typer.Argument(help="The fact's id, e.g. f-ab12cd34ef.")]
@@ -178,4 +179,4 @@ def facts_history(ctx: typer.Context, fact_id: FactIdArg, as_json: JsonOption = 
     if as_json:
         print_json(FactHistoryResult.of(fact_id, chain).model_dump(mode="json"))
     else:
-        typer.echo(render_fact_history(chain))
+        typer.echo(for_terminal(render_fact_history(chain)))

@@ -8,6 +8,7 @@ from typing import Annotated
 import typer
 
 from memdir.interfaces.cli._app import JsonOption, make_app, print_json, state
+from memdir.interfaces.cli.terminal import for_terminal
 
 archive_app = make_app("A home as one file: its whole history, to carry to another machine.")
 
@@ -50,7 +51,7 @@ def diff(
 ) -> None:
     """Show what a version changed, as a unified diff (the memory_diff tool)."""
     with state(ctx).open_memory() as memory:
-        typer.echo(memory.history_diff(version, path), nl=False)
+        typer.echo(for_terminal(memory.history_diff(version, path)), nl=False)
 
 
 def undo(

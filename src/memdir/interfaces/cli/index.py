@@ -15,6 +15,7 @@ from memdir.interfaces.cli._app import (
     print_json,
     state,
 )
+from memdir.interfaces.cli.terminal import for_terminal
 
 index_app = make_app("Build and inspect the search index (derived from the files).")
 
@@ -160,7 +161,7 @@ def search(
             parts = ", ".join(f"{k}={v:.3f}" for k, v in hit.breakdown.items())
             console.print(f"  [dim]{parts}[/dim]", highlight=False)
         for line in hit.text.splitlines():
-            console.print(f"  {line}", highlight=False, markup=False)
+            console.print(f"  {for_terminal(line)}", highlight=False, markup=False)
         if hit.truncated:
             cut = f"cut: {len(hit.text):,} of {hit.chars:,} characters shown"
             lines = f"--from {hit.start_line} --lines {hit.end_line - hit.start_line + 1}"

@@ -16,6 +16,7 @@ from memdir.interfaces.cli._app import (
     print_json,
     state,
 )
+from memdir.interfaces.cli.terminal import for_terminal
 
 files_app = make_app("List, read, write and edit workspace Markdown files.")
 prompt_files_app = make_app(
@@ -193,7 +194,7 @@ def get(
     if part.total_lines == 0:
         typer.echo(f"{part.path} is empty", err=True)
         return
-    typer.echo(part.text)
+    typer.echo(for_terminal(part.text))
     shown = f"lines {part.start_line}-{part.end_line} of {part.total_lines}"
     err_console.print(f"[dim]{part.path}: {shown}[/dim]", highlight=False)
 
@@ -265,7 +266,7 @@ def files_read(
     if as_json:
         print_json({"path": read.path, "content": read.content, "sha256": read.sha256})
     else:
-        sys.stdout.write(read.content)
+        sys.stdout.write(for_terminal(read.content))
 
 
 @files_app.command("write")

@@ -211,7 +211,8 @@ def read_codex(path: Path, limit: int = MAX_TRANSCRIPT_BYTES) -> HostTranscript:
 
 
 def find_codex_rollout(root: Path, thread_id: str) -> Path | None:
-    """The newest rollout of Codex thread ``thread_id`` under ``root``, or None."""
+    """The newest rollout of Codex thread ``thread_id`` under ``root``, or None; confined as
+    a given path is (a symbolic link found there may not lead out of ``root``)."""
     if not _UUIDISH.fullmatch(thread_id):
         raise InvalidInputError(
             f"Codex thread id {thread_id!r} is not an id (letters, digits, '-' and '_')"
@@ -219,4 +220,4 @@ def find_codex_rollout(root: Path, thread_id: str) -> Path | None:
     if not root.is_dir():
         return None
     found = sorted(root.rglob(f"rollout-*{thread_id}.jsonl"), reverse=True)
-    return found[0] if found else None
+    return confined_transcript(found[0].absolute(), root, "--sessions-root") if found else None

@@ -169,6 +169,10 @@ async def _on_validation_error(request: Request, exc: Exception) -> JSONResponse
     )
 
 
+SEND_JSON = (
+    "send a JSON object with the route's fields (see /openapi.json) and "
+    "'Content-Type: application/json'"
+)
 _PLACES = {"query": "query parameter", "path": "path parameter", "header": "header",
            "cookie": "cookie", "body": "body field"}  # fmt: skip
 
@@ -184,6 +188,9 @@ def _validation_problem(error: Mapping[str, Any]) -> str:
         subject = f"the {place or 'field'} {name!r}"
     if error.get("type") == "missing":
         return f"{subject} is required"
+    if error.get("type") == "json_invalid" and place == "body field":
+        why = (error.get("ctx") or {}).get("error") or error.get("msg", "invalid")
+        return f"the request body is not valid JSON ({why} at character {name}); {SEND_JSON}"
     return f"{subject}: {error.get('msg', 'invalid')}"
 
 
@@ -193,6 +200,10 @@ async def _on_http_error(request: Request, exc: Exception) -> JSONResponse:
     detail = str(exc.detail)
     if exc.status_code == 404 and detail == "Not Found":
         detail = f"no route {request.url.path!r}; see /openapi.json for the routes"
+    if exc.status_code == 400 and detail == "There was an error parsing the body":
+        detail = (
+            f"the request body could not be read as JSON (UTF-8, not nested too deep); {SEND_JSON}"
+        )
     # keep the exception's headers: a 405 must say which methods are allowed (Allow)
     return problem(exc.status_code, title, detail, instance=request.url.path, headers=exc.headers)
 

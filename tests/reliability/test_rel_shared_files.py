@@ -131,3 +131,25 @@ def test_an_agent_token_cannot_insert_rename_or_delete_a_shared_file(server: Liv
         assert answer.status_code == 403, answer.text
         assert "shared by every agent" in answer.json()["detail"]
     assert user_md.read_text(encoding="utf-8") == original
+
+
+def test_an_ambiguous_edit_of_a_shared_file_names_the_argument_to_use(
+    server: LiveServer,
+) -> None:
+    """As an edit of the agent's own file does: REST names ``replace_all``, MCP too."""
+    alice = AccessTokens(server.home).create("alice", "test")[0]
+    user_md = server.home / "workspace" / "USER.md"
+    user_md.write_text("# USER.md\n\n- likes tea\n- likes tea\n", encoding="utf-8")
+    with server.client(alice) as http:
+        twice = http.patch(
+            "/api/v1/files/USER.md", json={"old_text": "likes tea", "new_text": "likes coffee"}
+        )
+        missing = http.patch(
+            "/api/v1/files/USER.md", json={"old_text": "likes jazz", "new_text": "x"}
+        )
+    assert twice.status_code == 409, twice.text
+    assert "occurs 2 times" in twice.json()["detail"]
+    assert "replace_all" in twice.json()["detail"]
+    assert "not found" in missing.json()["detail"]
+    assert "read_file" in missing.json()["detail"] or "GET" in missing.json()["detail"]
+    assert not list((server.home / "proposals").glob("*.json"))

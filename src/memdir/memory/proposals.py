@@ -25,7 +25,13 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Protocol
 
-from memdir.errors import AccessDeniedError, EditError, InvalidInputError, NotFoundError
+from memdir.errors import (
+    AccessDeniedError,
+    EditError,
+    InvalidInputError,
+    NextStep,
+    NotFoundError,
+)
 from memdir.facts.safety import reject_new_secrets
 from memdir.workspace import Workspace, lock_file, validate_relative_path
 from memdir.workspace.atomic import write_atomic
@@ -96,9 +102,18 @@ def guard_shared(workspace: Workspace, path: str, content: str | None = None,
     if edit is not None:
         old, new, replace_all = edit
         count = (before or "").count(old) if old else 0
-        if count == 0 or (count > 1 and not replace_all):
+        if count == 0:
             raise EditError(
-                f"the text to replace occurs {count} times in {path!r}; nothing was proposed"
+                f"the text to replace was not found in {path!r}; nothing was proposed",
+                next_step=NextStep("read the file with {} and copy the text exactly", "read_file"),
+            )
+        if count > 1 and not replace_all:
+            raise EditError(
+                f"the text to replace occurs {count} times in {path!r}; nothing was proposed",
+                next_step=NextStep(
+                    "include more surrounding text to make it unique, or {} to replace every one",
+                    "replace_all",
+                ),
             )
         content = (before or "").replace(old, new, -1 if replace_all else 1)
     assert content is not None

@@ -111,7 +111,8 @@ def archive_export(
     ctx: typer.Context,
     target: Annotated[Path, typer.Argument(help="The archive file to write.")],
 ) -> None:
-    """Write every version of every workspace file of this home to one file."""
+    """Write every version of every workspace file of this home, and its settings without
+    secrets, to one file."""
     from memdir.memory.archive_settings import portable_settings
 
     with state(ctx).open_memory() as memory:
@@ -132,8 +133,8 @@ def archive_import(
     ] = True,
 ) -> None:
     """Restore an archive into this home (--home of a new folder), add its settings to
-    this home's memdir.toml (not the store or paths, which belong to this machine) and
-    index it."""
+    this home's memdir.toml (not [store] or the server's address, which belong to this
+    machine) and index it."""
     with state(ctx).open_memory() as memory:
         done = memory.import_archive(source, settings=settings, index=False)
     with state(ctx).open_memory() as memory:  # now with the archive's settings in force

@@ -157,6 +157,17 @@ HOSTILE: dict[str, tuple[Callable[[dict[str, bytes]], dict[str, bytes]], str]] =
         "memdir.toml is over 64 KiB",
     ),
     "newer format": (_manifest(lambda m: m.update(version=99)), "upgrade memdir"),
+    "terminal escapes in the manifest": (
+        _manifest(
+            lambda m: m.update(
+                settings={
+                    "file": SETTINGS,
+                    "left_out": [{"key": "\x1b[2J", "what": "x", "why": "y"}],
+                }
+            )
+        ),
+        "settings.left_out holds",
+    ),
     "no bundle": (lambda e: {k: v for k, v in e.items() if k != BUNDLE}, "no history.bundle"),
 }
 

@@ -231,7 +231,8 @@ def _left_out(source: Path, entry: Mapping[str, Any]) -> tuple[LeftOut, ...]:
     out = []
     for item in items:
         if not isinstance(item, dict) or not all(
-            isinstance(item.get(k), str) and len(item[k]) < 500 for k in ("key", "what", "why")
+            isinstance(item.get(k), str) and len(item[k]) < 500 and item[k].isprintable()
+            for k in ("key", "what", "why")  # printed to a terminal: no control characters
         ):
             raise _bad(source, f"its manifest's settings.left_out holds {item!r}")
         out.append(LeftOut(item["key"], item["what"], item["why"]))

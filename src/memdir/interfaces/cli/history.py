@@ -137,11 +137,12 @@ def archive_import(
     machine) and index it."""
     with state(ctx).open_memory() as memory:
         done = memory.import_archive(source, settings=settings, index=False)
-    with state(ctx).open_memory() as memory:  # now with the archive's settings in force
-        memory.sync(all_agents=True)
     typer.echo(f"imported version {done.version[:12]} into {memory.home}")
     for line in describe_import(done, asked=settings):
         typer.echo(line)
+    # said before indexing: an embedder the settings name may need a key set here first
+    with state(ctx).open_memory() as memory:  # now with the archive's settings in force
+        memory.sync(all_agents=True)
 
 
 def trace(

@@ -40,6 +40,12 @@ EXPECTED = {
     },
 }
 LEFT_OUT = {"openclaw": {"BOOTSTRAP.md"}, "codex": {"skills/release-notes/scripts/list-prs.sh"}}
+REWRITTEN = {  # links between imported files, pointed at where the files landed
+    ("claude-code", "memory/MEMORY.md"): [
+        ("](debugging.md)", "](memory/debugging.md)"),
+        ("](api-conventions.md)", "](memory/api-conventions.md)"),
+    ],
+}
 QUESTION = {
     "claude-code": ("websocket tests flake", "memory/debugging.md"),
     "openclaw": ("ferry to Porto", "memory/2026-03-02.md"),
@@ -64,7 +70,10 @@ def test_a_tools_folder_becomes_an_agent_workspace_in_one_version(tool: str, hom
     assert skipped == LEFT_OUT.get(tool, set())
     root = home / "agents" / "imported"
     for source, target in EXPECTED[tool].items():
-        assert (root / target).read_bytes() == (folder / source).read_bytes()
+        expected = (folder / source).read_text(encoding="utf-8")
+        for before, after in REWRITTEN.get((tool, source), ()):
+            expected = expected.replace(before, after)
+        assert (root / target).read_text(encoding="utf-8") == expected
     # one version holds the whole import, with who and why
     code, out, _ = run(home, "--agent", "imported", "history", "--json")
     versions = json.loads(out)["versions"]
@@ -157,3 +166,45 @@ def test_a_project_with_only_a_claude_md_brings_only_its_instructions(
     assert [(f["source"], f["target"], f["action"]) for f in files] == [
         ("CLAUDE.md", "AGENTS.md", "imported")
     ]
+
+
+def test_links_between_imported_files_reach_them_and_others_are_reported(home: Path) -> None:
+    folder = FOLDERS / "claude-code-links"
+    code, out, err = run(home, "--agent", "cc", "import", "claude-code", str(folder), "--json")
+    assert code == 0, err
+    report = json.loads(out)
+    assert report["links_rewritten"] == 6
+    assert sorted(map(tuple, report["links_left"])) == [
+        ("AGENTS.md", "../CONTRIBUTING.md"),
+        ("MEMORY.md", "../../design.md"),
+        ("MEMORY.md", "diagram.png"),
+    ]
+    root = home / "agents" / "cc"
+    index = (root / "MEMORY.md").read_text(encoding="utf-8")
+    assert "- [Debugging](memory/debugging.md): flaky" in index
+    assert "[Flaky tests](memory/debugging.md#flaky-tests)" in index
+    assert "[Release checklist](<memory/notes/release checklist.md>)" in index
+    assert "[api]: memory/api-conventions.md" in index
+    assert "(https://pnpm.io/cli/install)" in index
+    assert "[this section](#memory-index)" in index
+    assert "`[Debugging](debugging.md)`" in index  # code is not a link
+    assert "```markdown\n[Debugging](debugging.md)\n```" in index
+    # a person (or an agent reading what it cited) following each link reaches the file
+    followed = {
+        "MEMORY.md": ["memory/debugging.md", "memory/notes/release checklist.md",
+                      "memory/api-conventions.md"],
+        "memory/debugging.md": ["../MEMORY.md", "notes/release%20checklist.md"],
+        "memory/api-conventions.md": ["./debugging.md"],
+        "memory/notes/release checklist.md": ["../../MEMORY.md"],
+        "AGENTS.md": ["memory/debugging.md"],
+    }  # fmt: skip
+    for file, links in followed.items():
+        text = (root / file).read_text(encoding="utf-8")
+        for link in links:
+            assert f"({link})" in text or f"(<{link}>)" in text or f": {link}" in text
+            assert (root / file).parent.joinpath(link.replace("%20", " ")).resolve().is_file()
+    # everything else is byte for byte what the tool wrote
+    source = (folder / "memory" / "debugging.md").read_text(encoding="utf-8")
+    assert (root / "memory" / "debugging.md").read_text(encoding="utf-8") == source.replace(
+        "(MEMORY.md)", "(../MEMORY.md)"
+    )

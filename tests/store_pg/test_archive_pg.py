@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 from pgserver_support import TestServer
 
@@ -70,14 +71,9 @@ def test_an_archive_round_trips_sqlite_postgres_sqlite_with_the_same_answers(
         assert answers(memory) == expected
 
 
-def test_the_roundtrip_benchmark_prints_the_same_figures_on_each_backend(
-    tmp_path: Path, pg_server: TestServer
-) -> None:
+def _locomo(tmp_path: Path, copies: int = 1) -> Path:
+    """A LoCoMo-shaped file of ``copies`` tiny conversations."""
     import json
-
-    from typer.testing import CliRunner
-
-    from memdir.interfaces.cli import app
 
     turns = [
         ("Caroline", "I went to the LGBTQ support group on Sunday."),
@@ -102,7 +98,33 @@ def test_the_roundtrip_benchmark_prints_the_same_figures_on_each_backend(
         ],
     }  # fmt: skip
     data = tmp_path / "locomo.json"
-    data.write_text(json.dumps([sample]))
+    data.write_text(json.dumps([sample] * copies))
+    return data
+
+
+def _roundtrip(*args: str) -> dict[str, Any]:
+    import json
+
+    from typer.testing import CliRunner
+
+    from memdir.interfaces.cli import app
+
+    result = CliRunner().invoke(app, ["bench", "roundtrip", "--embedder", "hash", *args])
+    assert result.exit_code == 0, result.output
+    figures: dict[str, Any] = json.loads(result.stdout)
+    return figures
+
+
+def test_the_roundtrip_benchmark_prints_the_same_figures_on_each_backend(
+    tmp_path: Path, pg_server: TestServer
+) -> None:
+    import json
+
+    from typer.testing import CliRunner
+
+    from memdir.interfaces.cli import app
+
+    data = _locomo(tmp_path)
     result = CliRunner().invoke(
         app, ["bench", "roundtrip", "--data", str(data), "--embedder", "hash",
               "--dsn", pg_server.dsn],
@@ -114,4 +136,22 @@ def test_the_roundtrip_benchmark_prints_the_same_figures_on_each_backend(
     assert set(backends) == {"sqlite", "postgres", "sqlite-again"}
     for backend in backends.values():
         assert backend["questions_with_other_hits"] == 0
+        assert backend["R@1024tok"] == backends["sqlite"]["R@1024tok"] > 0
+
+
+def test_the_roundtrip_benchmark_grows_one_home_to_min_chunks(
+    tmp_path: Path, pg_server: TestServer
+) -> None:
+    data = _locomo(tmp_path, copies=2)
+    figures = _roundtrip(
+        "--data", str(data), "--conversations", "0,1", "--min-chunks", "25", "--dsn", pg_server.dsn
+    )
+    assert figures["homes"] == 1
+    assert figures["questions"] == 4  # both conversations' questions, in the one home
+    backends = figures["backends"]
+    for backend in backends.values():
+        assert backend["chunks"] >= 25
+        assert backend["chunks"] == backends["sqlite"]["chunks"]
+        assert backend["questions_with_other_hits"] == 0
+        # each question's evidence is its own conversation's line: found, not the copy's
         assert backend["R@1024tok"] == backends["sqlite"]["R@1024tok"] > 0

@@ -50,8 +50,11 @@ def parse_session_time(text: str) -> datetime:
     return datetime.strptime(text.strip(), "%I:%M %p on %d %B, %Y")
 
 
-def write_notes(sample: Mapping[str, Any], home: Path) -> tuple[NoteFiles, LineMap]:
-    """Write one conversation as daily notes; return the file lines and line -> dia_id."""
+def write_notes(
+    sample: Mapping[str, Any], home: Path, folder: str = "memory"
+) -> tuple[NoteFiles, LineMap]:
+    """Write one conversation as daily notes (``<folder>/YYYY-MM-DD.md``); return the file
+    lines and line -> dia_id."""
     conversation = sample["conversation"]
     numbers = sorted(int(k.split("_")[1]) for k in conversation if _SESSION.fullmatch(k))
     files: NoteFiles = {}
@@ -59,7 +62,7 @@ def write_notes(sample: Mapping[str, Any], home: Path) -> tuple[NoteFiles, LineM
     for n in numbers:
         stamp = conversation[f"session_{n}_date_time"]
         moment = parse_session_time(stamp)
-        rel = f"memory/{moment:%Y-%m-%d}.md"
+        rel = f"{folder}/{moment:%Y-%m-%d}.md"
         lines = files.setdefault(rel, [f"# {moment:%Y-%m-%d}", ""])
         if len(lines) > 2:
             lines.append("")

@@ -214,3 +214,25 @@ def sample_queries(count: int, seed: int = 11) -> list[str]:
         )
         for _ in range(count)
     ]
+
+
+def write_short_notes(root: Path, chunks: int, seed: int = 13) -> dict[str, int]:
+    """Write short topic notes under ``root`` until they hold ``chunks`` chunks.
+
+    Each note, ``notes/<project>/<n>.md``, is a heading and two bullets of the same shapes
+    as the daily notes: one small chunk and two blocks, so a home grows by many chunks at
+    a modest embedding cost (the round-trip benchmark's distractors).
+    """
+    rng = random.Random(seed)
+    counts = {"files": 0, "chunks": 0, "blocks": 0}
+    while counts["chunks"] < chunks:
+        project = PROJECTS_Z.draw(rng)
+        text = f"# {project} {TOPICS_Z.draw(rng)}\n\n{_bullet(rng)}\n{_bullet(rng)}\n"
+        path = root / "notes" / project / f"{counts['files'] + 1}.md"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+        spans = chunk_markdown(text)
+        counts["files"] += 1
+        counts["chunks"] += sum(1 for s in spans if s.kind == "chunk")
+        counts["blocks"] += sum(1 for s in spans if s.kind == "block")
+    return counts

@@ -10,13 +10,13 @@ is missing).
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 
 from memdir.errors import ConfigError, MemdirError, NotFoundError
-from memdir.history.archive import export_archive, import_archive
+from memdir.history.archive import LeftOut, OpenedArchive, export_archive, import_archive
 from memdir.history.attribution import attributed, current
 from memdir.history.committer import committer_for
 from memdir.history.repo import NO_GIT, HomeHistory, Version, git_available
@@ -180,16 +180,19 @@ class WorkspaceHistory:
         full = self.repo.resolve(version)
         return self.repo.content_at(full, self.prefix + str(validate_relative_path(path)))
 
-    def export_archive(self, target: Path) -> Path:
-        """The whole home's history as one file (``history.archive``)."""
+    def export_archive(
+        self, target: Path, settings: str | None = None, left_out: Sequence[LeftOut] = ()
+    ) -> Path:
+        """The whole home's history (and ``settings``) as one file (``history.archive``)."""
         self._require()
         self.flush()
-        return export_archive(self.repo, target)
+        return export_archive(self.repo, target, settings, left_out)
 
-    def import_archive(self, source: Path) -> str:
-        """Check an archive out into this home, which has no workspaces yet."""
+    def import_archive(self, opened: OpenedArchive) -> str:
+        """Check an archive (``history.archive.open_archive``) out into this home, which
+        has no workspaces yet."""
         self._require()
-        return import_archive(self.repo, source)
+        return import_archive(self.repo, opened)
 
     def sync_remote(self, url: str) -> SyncResult:
         """Merge this home's versions with the remote ``url`` and push (``history.sync``)."""

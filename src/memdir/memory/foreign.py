@@ -3,8 +3,10 @@
 The layouts (which file goes where) are ``memdir.workspace.foreign``. Here each planned
 file is written into the agent's workspace if nothing is there yet (an existing file is
 a conflict: reported, never overwritten), refused when it holds a credential or is not
-UTF-8 text, and the files written become one version in the history (tool ``import``,
-the reason naming the tool and the folder). The workspace is then indexed.
+UTF-8 text, its relative links to other imported files pointed at where they landed
+(``workspace.foreign_links``; links to files not imported are left and reported), and
+the files written become one version in the history (tool ``import``, the reason naming
+the tool and the folder). The workspace is then indexed.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from memdir.progress import Progress
 from memdir.workspace import Workspace
 from memdir.workspace.atomic import check_size, create_exclusive
 from memdir.workspace.foreign import plan
+from memdir.workspace.foreign_links import rewrite_links
 from memdir.workspace.paths import resolve_inside, validate_relative_path
 
 if TYPE_CHECKING:
@@ -48,6 +51,8 @@ class ImportReport:
     files: list[ImportedFile] = field(default_factory=list)
     version: str | None = None  # the history's version of the import
     indexed: int = 0  # files the index added or changed
+    links_rewritten: int = 0  # relative links between imported files, pointed anew
+    links_left: list[tuple[str, str]] = field(default_factory=list)  # (file, link) outside
 
     @property
     def counts(self) -> dict[str, int]:
@@ -69,7 +74,10 @@ def _text(source: Path, relative: str) -> str:
     return text
 
 
-def _write(workspace: Workspace, folder: Path, source: str, target: str) -> ImportedFile:
+def _write(
+    workspace: Workspace, folder: Path, source: str, target: str, moved: dict[str, str],
+    report: ImportReport,
+) -> ImportedFile:  # fmt: skip
     try:  # a name memdir cannot keep (a control character, a reserved name) is refused
         relative = str(validate_relative_path(target))
         path = resolve_inside(workspace.root, relative)
@@ -81,9 +89,12 @@ def _write(workspace: Workspace, folder: Path, source: str, target: str) -> Impo
         text = _text(folder / source, source)
     except MemdirError as exc:
         return ImportedFile(source, relative, "refused", str(exc))
+    text, links = rewrite_links(text, source, moved, relative)
     path.parent.mkdir(parents=True, exist_ok=True)
     if not create_exclusive(path, text):  # made by someone else meanwhile
         return ImportedFile(source, relative, "conflict", f"{relative} already exists; kept")
+    report.links_rewritten += links.rewritten
+    report.links_left += [(relative, link) for link in links.outside]
     return ImportedFile(source, relative, "imported")
 
 
@@ -103,12 +114,13 @@ def import_memories(
         Workspace(memory.home).seed()  # the global workspace every agent falls back on
     report = ImportReport(tool, str(folder), workspace.agent_id)
     reason = f"imported from {tool} {folder}"
+    moved = {item.source: item.target for item in planned if item.target is not None}
     with attributed(tool="import", reason=reason), memory.history.change("import") as change:
         for item in planned:
             if item.target is None:
                 report.files.append(ImportedFile(item.source, None, "skipped", item.why))
                 continue
-            done = _write(workspace, folder, item.source, item.target)
+            done = _write(workspace, folder, item.source, item.target, moved, report)
             if done.action == "imported" and done.target is not None:
                 change.touched(done.target)
             report.files.append(done)

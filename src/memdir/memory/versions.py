@@ -7,20 +7,39 @@ merges a remote's versions, then the index catches up with the files that change
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
 from memdir.config import Settings
 from memdir.errors import InvalidInputError, InvalidPathError, NotFoundError
 from memdir.history import Version, WorkspaceHistory, attributed, current
+from memdir.history.archive import LeftOut, open_archive
 from memdir.history.repo import HELD
 from memdir.history.sync import SyncResult
 from memdir.history.trace import Trace
 from memdir.home import source_of
 from memdir.index import SyncReport
+from memdir.memory.archive_settings import (
+    AppliedSettings,
+    apply_settings,
+    plan_settings,
+    portable_settings,
+    read_archive_settings,
+)
 from memdir.memory.paths import own_path
 from memdir.memory.writes import WritePath
 from memdir.workspace import Workspace
 from memdir.workspace.sources import parse_source_path
+
+
+@dataclass(frozen=True)
+class ArchiveImport:
+    """What ``Memory.import_archive`` did."""
+
+    version: str  # the version checked out
+    legacy: bool  # a bare git bundle (written before settings travelled): no settings
+    settings: AppliedSettings | None  # None: the archive had none, or they were not asked for
+    left_out: tuple[LeftOut, ...]  # settings the export left out (secrets), and why
 
 
 def open_history(workspace: Workspace, settings: Settings) -> tuple[WorkspaceHistory, Trace]:
@@ -37,6 +56,7 @@ class HistoryMethods:
     history: WorkspaceHistory
     writes: WritePath
     source: str
+    home: Path
 
     def sync(self, progress: None = None, all_agents: bool = False) -> SyncReport:
         raise NotImplementedError  # Memory.sync
@@ -58,14 +78,31 @@ class HistoryMethods:
         return undo(self.history, self.writes, path, reason)
 
     def export_archive(self, target: str | Path) -> Path:
-        """Write the home's history (every version of every workspace) to one file."""
-        return self.history.export_archive(Path(target))
+        """Write the home's history (every version of every workspace) and its settings
+        without secrets to one file."""
+        portable = portable_settings(self.home)
+        return self.history.export_archive(Path(target), portable.text, portable.left_out)
 
-    def import_archive(self, source: str | Path) -> str:
-        """Check an archive out into this home (which has no workspaces yet) and index it."""
-        version = self.history.import_archive(Path(source))
-        self.sync(all_agents=True)
-        return version
+    def import_archive(
+        self, source: str | Path, settings: bool = True, index: bool = True
+    ) -> ArchiveImport:
+        """Check an archive out into this home (which has no workspaces yet), add its
+        settings to this home's ``memdir.toml`` (not what belongs to the machine, not what
+        the file sets already) and index it.
+
+        The index is built with the settings this ``Memory`` was opened with; open the
+        home again to index with the archive's (``index=False`` skips indexing here, as
+        ``memdir archive import`` does before it reopens the home)."""
+        with open_archive(Path(source)) as opened:
+            plan: tuple[str, AppliedSettings] | None = None
+            if settings and opened.settings is not None:
+                plan = plan_settings(self.home, read_archive_settings(opened.settings))
+            version = self.history.import_archive(opened)
+            applied = apply_settings(self.home, *plan) if plan else None
+            result = ArchiveImport(version, opened.legacy, applied, opened.left_out)
+        if index:
+            self.sync(all_agents=True)
+        return result
 
     def sync_remote(self, url: str) -> SyncResult:
         """Merge the home's versions with the git remote ``url`` and push; then index what

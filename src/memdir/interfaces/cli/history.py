@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from memdir.interfaces.cli._app import JsonOption, make_app, print_json, state
 from memdir.interfaces.cli.terminal import for_terminal
+
+if TYPE_CHECKING:
+    from memdir.memory.versions import ArchiveImport
 
 archive_app = make_app("A home as one file: its whole history, to carry to another machine.")
 
@@ -109,21 +112,38 @@ def archive_export(
     ctx: typer.Context,
     target: Annotated[Path, typer.Argument(help="The archive file to write.")],
 ) -> None:
-    """Write every version of every workspace file of this home to one file."""
+    """Write every version of every workspace file of this home, and its settings without
+    secrets, to one file."""
+    from memdir.memory.archive_settings import portable_settings
+
     with state(ctx).open_memory() as memory:
         written = memory.export_archive(target)
+        left_out = portable_settings(memory.home).left_out
     typer.echo(f"wrote {written}")
+    for item in left_out:
+        typer.echo(f"left out {item.what} of {item.key}: {item.why}")
 
 
 @archive_app.command("import")
 def archive_import(
     ctx: typer.Context,
     source: Annotated[Path, typer.Argument(help="An archive `memdir archive export` wrote.")],
+    settings: Annotated[
+        bool,
+        typer.Option("--settings/--no-settings", help="Add the archive's settings to memdir.toml."),
+    ] = True,
 ) -> None:
-    """Restore an archive into this home (--home of a new folder) and index it."""
+    """Restore an archive into this home (--home of a new folder), add its settings to
+    this home's memdir.toml (not [store] or the server's address, which belong to this
+    machine) and index it."""
     with state(ctx).open_memory() as memory:
-        version = memory.import_archive(source)
-    typer.echo(f"imported version {version[:12]} into {memory.home}")
+        done = memory.import_archive(source, settings=settings, index=False)
+    typer.echo(f"imported version {done.version[:12]} into {memory.home}")
+    for line in describe_import(done, asked=settings):
+        typer.echo(line)
+    # said before indexing: an embedder the settings name may need a key set here first
+    with state(ctx).open_memory() as memory:  # now with the archive's settings in force
+        memory.sync(all_agents=True)
 
 
 def trace(
@@ -160,3 +180,15 @@ def trace(
         )
     if read.skipped:
         typer.echo(f"skipped {read.skipped} unreadable line(s) of {memory.trace.path}")
+
+
+def describe_import(done: ArchiveImport, asked: bool) -> list[str]:
+    """What an import did with the archive's settings, a line each."""
+    if done.legacy:
+        return ["settings: none (the archive predates settings in archives)"]
+    if done.settings is None:
+        return ["settings: not applied (--no-settings)" if not asked else "settings: none"]
+    lines = [f"applied setting {key}" for key in done.settings.applied]
+    lines += [f"not applied {key}: {why}" for key, why in done.settings.kept]
+    lines += [f"not in the archive: {i.what} of {i.key} ({i.why})" for i in done.left_out]
+    return lines or ["settings: none"]

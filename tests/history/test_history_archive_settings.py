@@ -219,9 +219,19 @@ def _outside(repo: Path) -> None:
     (repo / "tokens.json").write_text("{}")
 
 
+def _encoding(repo: Path) -> None:
+    (repo / "workspace").mkdir()
+    (repo / "workspace" / "MEMORY.md").write_text("- hi\n")
+    (repo / ".gitattributes").write_text("*.md text eol=crlf\n")
+
+
 @pytest.mark.parametrize(
     ("build", "message"),
-    [(_with_link, "not a regular file"), (_outside, "'tokens.json', which is not in a workspace")],
+    [
+        (_with_link, "'workspace/passwd.md' \\(a symlink\\)"),
+        (_outside, "'tokens.json' \\(outside workspace/ and agents/\\)"),
+        (_encoding, "'.gitattributes' \\(changed from memdir's own\\)"),
+    ],
 )
 def test_a_bundle_whose_files_leave_the_workspaces_writes_nothing(
     tmp_path: Path, build: Callable[[Path], None], message: str

@@ -34,8 +34,9 @@ from pathlib import Path
 from typing import Any
 
 from memdir.errors import InvalidInputError, NotFoundError, StoreError
+from memdir.history.remote_tree import shown, tree_refusals
 from memdir.history.repo import HomeHistory
-from memdir.home import AGENT_ID_PATTERN, AGENTS_DIR, GLOBAL_DIR
+from memdir.home import AGENTS_DIR, GLOBAL_DIR
 
 FORMAT = "memdir archive"
 FORMAT_VERSION = 1
@@ -51,8 +52,6 @@ NEVER_INCLUDED = (
     "sessions",
 )
 _BUNDLE_HEADERS = (b"# v2 git bundle\n", b"# v3 git bundle\n")
-_TOP_FILES = frozenset({".gitignore", ".gitattributes"})
-_REGULAR = frozenset({"100644", "100755"})
 _NOT_AN_ARCHIVE = "give a file `memdir archive export` wrote"
 
 
@@ -249,33 +248,11 @@ def check_bundle(bundle: Path, scratch: Path, source: Path) -> None:
         checker.git("fetch", "-q", str(bundle), "HEAD")
     except StoreError as exc:
         raise _bad(source, f"its history cannot be read ({exc})") from exc
-    listing = checker.run("ls-tree", "-r", "-z", "--full-tree", "FETCH_HEAD")
-    if listing.returncode != 0:
+    refused = tree_refusals(checker, "FETCH_HEAD")
+    if refused is None:
         raise _bad(source, "its history has no last version")
-    for record in listing.stdout.split(b"\0"):
-        if not record:
-            continue
-        meta, _, raw_path = record.partition(b"\t")
-        mode = meta.split(b" ", 1)[0].decode("ascii", "replace")
-        path = raw_path.decode("utf-8", "replace")
-        problem = _path_problem(path, mode)
-        if problem:
-            raise _bad(source, f"its files hold {path!r}, {problem}")
-
-
-def _path_problem(path: str, mode: str) -> str | None:
-    parts = path.split("/")
-    if mode not in _REGULAR:
-        return "which is not a regular file (a link or a submodule)"
-    if any(part in ("", ".", "..") or part.lower() == ".git" for part in parts):
-        return "a path that leaves the home or names a .git folder"
-    if len(parts) == 1:
-        return None if path in _TOP_FILES else "which is not in a workspace"
-    if parts[0] == GLOBAL_DIR:
-        return None
-    if parts[0] == AGENTS_DIR and len(parts) > 2 and AGENT_ID_PATTERN.fullmatch(parts[1]):
-        return None
-    return "which is not in a workspace"
+    if refused:
+        raise _bad(source, f"its files hold what no home may check out: {shown(refused)}")
 
 
 def import_archive(history: HomeHistory, opened: OpenedArchive) -> str:

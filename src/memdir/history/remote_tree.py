@@ -28,12 +28,18 @@ _CONTROL_NAMES = frozenset({".gitattributes", ".gitignore", ".gitmodules", ".git
 _SHOWN = 5
 
 
-def check_fetched_tree(history: HomeHistory, ref: str, source: str) -> None:
-    """Refuse (``InvalidInputError``, naming ``source`` and the fix) when ``ref``'s tree holds
-    anything a merge must not check out into the home (see the module)."""
+SYNC_FIX = (
+    "A memdir remote holds the workspaces only (workspace/, agents/<id>/): remove or rename "
+    "those paths on its branch 'memdir', or sync with a remote only memdir homes push to"
+)
+
+
+def tree_refusals(history: HomeHistory, ref: str) -> list[str] | None:
+    """What ``ref``'s tree holds that no home may check out (see the module), each entry
+    with why; None when ``ref`` has no tree to list."""
     listing = history.run("ls-tree", "-r", "-z", "--full-tree", ref)
     if listing.returncode != 0:
-        return  # nothing fetched to check: the merge has nothing to check out either
+        return None
     refused: list[str] = []
     theirs = _paths(listing.stdout)
     for entry in listing.stdout.decode("utf-8", "replace").split("\0"):
@@ -49,14 +55,23 @@ def check_fetched_tree(history: HomeHistory, ref: str, source: str) -> None:
     ours = _paths(here.stdout, names_only=True) if here.returncode == 0 else set()
     refused += [f"{p!r} (a file here, a folder there)" for p in sorted(ours & _folders(theirs))]
     refused += [f"{p!r} (a folder here, a file there)" for p in sorted(theirs & _folders(ours))]
-    if refused:
-        shown = "; ".join(refused[:_SHOWN])
-        more = f" and {len(refused) - _SHOWN} more" if len(refused) > _SHOWN else ""
+    return refused
+
+
+def shown(refused: list[str]) -> str:
+    """The first few refusals, and how many more."""
+    more = f" and {len(refused) - _SHOWN} more" if len(refused) > _SHOWN else ""
+    return "; ".join(refused[:_SHOWN]) + more
+
+
+def check_fetched_tree(history: HomeHistory, ref: str, source: str) -> None:
+    """Refuse (``InvalidInputError``, naming ``source`` and the fix) when ``ref``'s tree holds
+    anything a merge must not check out into the home (see the module)."""
+    refused = tree_refusals(history, ref)
+    if refused:  # None: nothing fetched to check, so the merge has nothing to check out
         raise InvalidInputError(
-            f"the history of {source} holds what a sync never brings into a home: {shown}"
-            f"{more}. Nothing here changed. A memdir remote holds the workspaces only "
-            "(workspace/, agents/<id>/): remove or rename those paths on its branch 'memdir', or "
-            "sync with a remote only memdir homes push to"
+            f"the history of {source} holds what a sync never brings into a home: "
+            f"{shown(refused)}. Nothing here changed. {SYNC_FIX}"
         )
 
 

@@ -30,6 +30,7 @@ from memdir.errors import InvalidInputError
 from memdir.machine import worker_pool
 from memdir.search.attribution import apply_attribution
 from memdir.search.calibration import choose_calibration
+from memdir.search.feedback import coherence
 from memdir.search.fusion import (
     fuse_reciprocal_rank,
     fuse_relative,
@@ -118,7 +119,9 @@ def search(
         chunks, options, keyword_strength(store, keywords, chunks, options)
     )
     if vector is not None and options.feedback > 0.0 and block_scores:
-        vector = expand_query(store, vector, block_scores, options.feedback)
+        vector = expand_query(
+            store, vector, block_scores, options.feedback, coherent=options.feedback_coherence
+        )
         again = _embedding_pool().submit(nearest_vectors, store, vector, sources, "block", limit)
         # While the worker runs the feedback search, fetch what the first lists need.
         fetch_missing(store, units, block_scores, chunk_scores, options)
@@ -337,12 +340,20 @@ def expand_query(
     scores: dict[int, float],
     weight: float,
     top: int = 3,
+    *,
+    coherent: bool = False,
 ) -> npt.NDArray[np.float32]:
-    """Pseudo-relevance feedback: move the query towards its best blocks (Rocchio)."""
+    """Pseudo-relevance feedback: move the query towards its best blocks (Rocchio).
+
+    With ``coherent``, ``weight`` is scaled by how much those blocks agree
+    (``feedback.coherence``).
+    """
     best = sorted(scores, key=lambda i: -scores[i])[:top]
     vectors = list(store.get_vectors(best).values())
     if not vectors:
         return vector
+    if coherent:
+        weight *= coherence(vectors)
     moved = vector + weight * np.mean(np.stack(vectors), axis=0)
     norm = float(np.linalg.norm(moved))
     return (moved / norm).astype(np.float32) if norm > 0 else vector

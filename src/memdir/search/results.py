@@ -39,6 +39,8 @@ class SearchOptions:
     ``keyword_gate`` (low, high) scales the keyword list's weight in fusion by the largest
     share of the query's information one keyword candidate holds: none at or below
     ``low``, all from ``high`` (``hybrid.keyword_strength``; None keeps it whole).
+    ``feedback_coherence`` scales the feedback weight by the mean mutual cosine of the
+    best blocks (``memdir.search.feedback``): disagreeing blocks barely move the query.
     """
 
     max_results: int = 6
@@ -56,6 +58,7 @@ class SearchOptions:
     recency_max_boost: float = 0.1
     mmr_lambda: float | None = None
     feedback: float = 0.6
+    feedback_coherence: bool = True
     candidates: int = 40
     keyword_gate: tuple[float, float] | None = (1.0 / 6.0, 1.0 / 3.0)
     max_terms: int = 24

@@ -29,13 +29,13 @@ from memdir.errors import (
     AccessDeniedError,
     EditError,
     InvalidInputError,
-    NextStep,
     NotFoundError,
 )
 from memdir.facts.safety import reject_new_secrets
 from memdir.workspace import Workspace, lock_file, validate_relative_path
 from memdir.workspace.atomic import write_atomic
 from memdir.workspace.bootstrap import GLOBAL_ONLY_FILES
+from memdir.workspace.edits import replaced
 
 FOLDER = "proposals"
 _agent_only: ContextVar[bool] = ContextVar("memdir_agent_only", default=False)
@@ -100,22 +100,7 @@ def guard_shared(workspace: Workspace, path: str, content: str | None = None,
         return
     before = _current(workspace, path)
     if edit is not None:
-        old, new, replace_all = edit
-        count = (before or "").count(old) if old else 0
-        if count == 0:
-            raise EditError(
-                f"the text to replace was not found in {path!r}; nothing was proposed",
-                next_step=NextStep("read the file with {} and copy the text exactly", "read_file"),
-            )
-        if count > 1 and not replace_all:
-            raise EditError(
-                f"the text to replace occurs {count} times in {path!r}; nothing was proposed",
-                next_step=NextStep(
-                    "include more surrounding text to make it unique, or {} to replace every one",
-                    "replace_all",
-                ),
-            )
-        content = (before or "").replace(old, new, -1 if replace_all else 1)
+        content, _ = replaced(before or "", edit, path, "; nothing was proposed")
     assert content is not None
     reject_new_secrets(before or "", content, f"the change to {path!r}")
     proposal = Proposal(

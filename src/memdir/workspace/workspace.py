@@ -16,7 +16,6 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from memdir.errors import (
-    EditError,
     InvalidInputError,
     InvalidPathError,
     NextStep,
@@ -41,6 +40,7 @@ from memdir.workspace.bootstrap import (
 )
 from memdir.workspace.daily import DAILY_NOTE_NAME, MEMORY_DIR, NoteLocation, append_daily
 from memdir.workspace.discovery import MemoryFile, discover_memory_files, list_markdown
+from memdir.workspace.edits import replaced
 from memdir.workspace.locking import lock_file
 from memdir.workspace.paths import (
     resolve_inside,
@@ -402,25 +402,8 @@ class Workspace:
         edit: tuple[str, str, bool],
         check: ContentCheck | None,
     ) -> int:
-        old_text, new_text, replace_all = edit
         text = read_markdown(source)
-        count = text.count(old_text)
-        if count == 0:
-            raise EditError(
-                f"the text to replace, {_preview(old_text)}, was not found in {relative!r}",
-                next_step=NextStep("read the file with {} and copy the text exactly", "read_file"),
-            )
-        if count > 1 and not replace_all:
-            raise EditError(
-                f"the text to replace, {_preview(old_text)}, occurs {count} times in {relative!r}",
-                next_step=NextStep(
-                    "include more surrounding text to make it unique, or {} to replace every one",
-                    "replace_all",
-                ),
-            )
-        updated = (
-            text.replace(old_text, new_text) if replace_all else text.replace(old_text, new_text, 1)
-        )
+        updated, count = replaced(text, edit, relative)
         check_size(updated, f"{relative!r} after the edit")
         if check is not None:
             check(relative, text, updated)
@@ -488,8 +471,3 @@ def _too_much(relative: str, start: int, line: int, fitting: int, line_bytes: in
         f"bytes for one read; ask for at most {fitting} lines from line {start}, then go "
         f"on from line {start + fitting} ({_READ_IN_PARTS})"
     )
-
-
-def _preview(text: str, limit: int = 80) -> str:
-    shown = text if len(text) <= limit else text[:limit] + "..."
-    return repr(shown)

@@ -62,6 +62,9 @@ def _day() -> dt.datetime:
     return dt.datetime.combine(DAY, dt.time(12))
 
 
+STARTUP_S = 60.0  # at most this long for the first writer to start writing
+
+
 def run_crash(
     home: Path, *, writers: int = 3, seconds: float = 10.0, kill_every: float = 0.3, seed: int = 1
 ) -> CrashCounts:
@@ -86,6 +89,9 @@ def run_crash(
         return log.exists() and log.stat().st_size > 0  # on a loaded machine none would write
 
     running = [start() for _ in range(writers)]
+    ready_by = time.monotonic() + STARTUP_S  # the clock runs from the first write: a loaded
+    while time.monotonic() < ready_by and not any(writing(e) for e in running):  # machine
+        time.sleep(0.05)  # may take seconds to import a writer
     deadline = time.monotonic() + seconds
     kills = 0
     while time.monotonic() < deadline:

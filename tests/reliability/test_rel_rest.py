@@ -140,6 +140,7 @@ def test_agents_reach_only_their_own_workspace(server: LiveServer) -> None:
         )
         assert everyone.status_code == 422
         assert "cross_agent" in everyone.json()["detail"]
+        assert "scope 'agent'" in everyone.json()["detail"]  # what the caller can do now
         for bad in ("../alice", "Alice", "a/b", "..", "x" * 65):
             answer = api.get("/api/v1/files", params={"agent": bad})
             assert answer.status_code == 400, bad

@@ -338,7 +338,9 @@ class Memory(FileWriteMethods, versions.HistoryMethods):
         cfg = self.settings.search
         if scope == "all" and not cfg.cross_agent:  # the global session's too
             raise InvalidInputError(
-                "searching all agents is disabled; set search.cross_agent = true to allow it"
+                "searching all agents is disabled on this home; search with scope 'agent' (this "
+                "workspace and the global one) or 'global' instead. The home's owner can allow "
+                "it: set search.cross_agent = true"
             )
         options = indexing.search_options(cfg, max_results, min_score, include_history)
         sources = indexing.sources(self.layout, self.agent_id, scope)

@@ -31,7 +31,8 @@ def locate(own: Workspace, path: str, cross_agent: bool) -> tuple[Workspace, str
     if agent not in (None, own.agent_id) and not cross_agent:
         raise InvalidInputError(
             f"{path!r} is in agent {agent!r}'s workspace, which this session may not read; "
-            "set search.cross_agent = true to allow it"
+            "read only your own and the global workspace's files. The home's owner can allow "
+            "reading every agent's: set search.cross_agent = true"
         )
     return Workspace(own.home, agent), given.path
 

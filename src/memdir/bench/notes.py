@@ -186,14 +186,18 @@ def write_workspace(root: Path, chunks: int, seed: int = 7) -> dict[str, int]:
     for rel, text in iter_notes(seed):
         if counts["chunks"] >= chunks:
             break
-        path = root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-        spans = chunk_markdown(text)
-        counts["files"] += 1
-        counts["chunks"] += sum(1 for s in spans if s.kind == "chunk")
-        counts["blocks"] += sum(1 for s in spans if s.kind == "block")
+        _write_counted(root / rel, text, counts)
     return counts
+
+
+def _write_counted(path: Path, text: str, counts: dict[str, int]) -> None:
+    """Write the note ``text`` at ``path`` and add its file, chunks and blocks to ``counts``."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    spans = chunk_markdown(text)
+    counts["files"] += 1
+    counts["chunks"] += sum(1 for s in spans if s.kind == "chunk")
+    counts["blocks"] += sum(1 for s in spans if s.kind == "block")
 
 
 def sample_queries(count: int, seed: int = 11) -> list[str]:
@@ -228,11 +232,5 @@ def write_short_notes(root: Path, chunks: int, seed: int = 13) -> dict[str, int]
     while counts["chunks"] < chunks:
         project = PROJECTS_Z.draw(rng)
         text = f"# {project} {TOPICS_Z.draw(rng)}\n\n{_bullet(rng)}\n{_bullet(rng)}\n"
-        path = root / "notes" / project / f"{counts['files'] + 1}.md"
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-        spans = chunk_markdown(text)
-        counts["files"] += 1
-        counts["chunks"] += sum(1 for s in spans if s.kind == "chunk")
-        counts["blocks"] += sum(1 for s in spans if s.kind == "block")
+        _write_counted(root / "notes" / project / f"{counts['files'] + 1}.md", text, counts)
     return counts

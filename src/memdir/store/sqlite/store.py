@@ -317,11 +317,7 @@ class SqliteStore:
         cache under each unit's sha256."""
         if not items:
             return 0
-        recorded = self.identity
-        if any(w.vectors is not None for w in items) and recorded is None:
-            raise StoreError("vectors given but no embedder identity is bound; call bind_identity")
-        if identity is not None and recorded is not None:
-            check_index_identity(str(self.path), recorded, identity)
+        self._check_vectors(any(w.vectors is not None for w in items), identity)
 
         def write(conn: sqlite3.Connection) -> int:
             tokens = Tokens(rows.tokenizer_of(conn))
@@ -331,17 +327,21 @@ class SqliteStore:
 
         return self._write(write)
 
+    def _check_vectors(self, vectors: bool, identity: EmbedderIdentity | None) -> None:
+        """Refuse vectors without a bound embedder, or of another embedder than the index's."""
+        recorded = self.identity
+        if vectors and recorded is None:
+            raise StoreError("vectors given but no embedder identity is bound; call bind_identity")
+        if identity is not None and recorded is not None:
+            check_index_identity(str(self.path), recorded, identity)
+
     def write_tail(
         self, item: FileWrite, tail: FileTail, identity: EmbedderIdentity | None = None
     ) -> bool:
         """Write the end of a file (``FileTail``): only its rows from the tail's lines on
         are read and rewritten, in one transaction; False when the file is no longer
         indexed as ``tail.base_sha256`` (another process wrote it): nothing is written."""
-        recorded = self.identity
-        if item.vectors is not None and recorded is None:
-            raise StoreError("vectors given but no embedder identity is bound; call bind_identity")
-        if identity is not None and recorded is not None:
-            check_index_identity(str(self.path), recorded, identity)
+        self._check_vectors(item.vectors is not None, identity)
 
         def write(conn: sqlite3.Connection) -> bool:
             tokens = Tokens(rows.tokenizer_of(conn))
